@@ -1,0 +1,221 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/cloudevents/sdk-go/v2/event"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nuid"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Content types of event data.
+const (
+	ContentMsgpack = "application/msgpack"
+	ContentJSON    = "application/json"
+)
+
+// CloudEvents binary-mode headers (the NATS protocol binding, spec 1.0.3).
+const (
+	hdrSpecVersion = "ce-specversion"
+	hdrID          = "ce-id"
+	hdrSource      = "ce-source"
+	hdrType        = "ce-type"
+	hdrTime        = "ce-time"
+	hdrSubject     = "ce-subject"
+	hdrContentType = "ce-datacontenttype"
+	hdrTenant      = "ce-tenant"
+	hdrTurn        = "ce-turn"
+	hdrSeq         = "ce-seq"
+	hdrTraceParent = "ce-traceparent"
+)
+
+// Meta is the CloudEvents envelope of an event.
+type Meta struct {
+	ID     string
+	Source string
+	// Type is set from the data on encode.
+	Type    string
+	Subject string
+	Time    time.Time
+	Tenant  string
+	Turn    string
+	// Seq is the call's position, or -1 for turn-level events.
+	Seq         int
+	TraceParent string
+	// ContentType is the data's encoding; empty means msgpack on encode.
+	ContentType string
+}
+
+// Encode builds the headers and body of an event in binary mode. It fills
+// ID (a fresh NUID), Time (now) and ContentType (msgpack) when empty.
+func Encode(meta Meta, data Data) (nats.Header, []byte, error) {
+	if err := data.Validate(); err != nil {
+		return nil, nil, err
+	}
+	meta.Type = data.EventType()
+	if meta.ID == "" {
+		meta.ID = nuid.Next()
+	}
+	if meta.Time.IsZero() {
+		meta.Time = time.Now().UTC()
+	}
+	if meta.ContentType == "" {
+		meta.ContentType = ContentMsgpack
+	}
+	if err := checkMeta(meta); err != nil {
+		return nil, nil, err
+	}
+	var body []byte
+	var err error
+	switch meta.ContentType {
+	case ContentMsgpack:
+		body, err = msgpack.Marshal(data)
+	case ContentJSON:
+		body, err = json.Marshal(data)
+	default:
+		return nil, nil, &FieldError{Field: hdrContentType, Reason: fmt.Sprintf("unsupported %q (use %s or %s)", meta.ContentType, ContentMsgpack, ContentJSON)}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("schemas: encode %s: %w", meta.Type, err)
+	}
+	h := make(nats.Header, 11)
+	set := func(k, v string) {
+		if v != "" {
+			h[k] = []string{percentEncode(v)}
+		}
+	}
+	set(hdrSpecVersion, event.CloudEventsVersionV1)
+	set(hdrID, meta.ID)
+	set(hdrSource, meta.Source)
+	set(hdrType, meta.Type)
+	set(hdrTime, meta.Time.UTC().Format(time.RFC3339Nano))
+	set(hdrSubject, meta.Subject)
+	set(hdrContentType, meta.ContentType)
+	set(hdrTenant, meta.Tenant)
+	set(hdrTurn, meta.Turn)
+	if meta.Seq >= 0 {
+		set(hdrSeq, strconv.Itoa(meta.Seq))
+	}
+	set(hdrTraceParent, meta.TraceParent)
+	return h, body, nil
+}
+
+// checkMeta applies the CloudEvents rules through the SDK's own validation,
+// so toolwire never emits an event another CloudEvents consumer would reject.
+func checkMeta(meta Meta) error {
+	if meta.Source == "" {
+		return &FieldError{Field: hdrSource, Reason: "required"}
+	}
+	e := event.New()
+	e.SetID(meta.ID)
+	e.SetSource(meta.Source)
+	e.SetType(meta.Type)
+	e.SetTime(meta.Time)
+	if err := e.Validate(); err != nil {
+		return &FieldError{Field: "ce-*", Reason: "not a valid CloudEvent", Err: err}
+	}
+	return nil
+}
+
+// Decode reads an event in binary mode: the ce-* headers and msgpack or JSON
+// data. Every failure is a *FieldError naming the header or field at fault.
+func Decode(h nats.Header, body []byte) (Meta, Data, error) {
+	var meta Meta
+	get := func(k string, req bool) (string, error) {
+		vs := h[k]
+		if len(vs) == 0 || vs[0] == "" {
+			if req {
+				return "", &FieldError{Field: k, Reason: "required header missing"}
+			}
+			return "", nil
+		}
+		v, err := percentDecode(vs[0])
+		if err != nil {
+			return "", &FieldError{Field: k, Reason: "bad percent-encoding", Err: err}
+		}
+		return v, nil
+	}
+	var err error
+	sv, err := get(hdrSpecVersion, true)
+	if err != nil {
+		return meta, nil, err
+	}
+	if sv != event.CloudEventsVersionV1 {
+		return meta, nil, &FieldError{Field: hdrSpecVersion, Reason: fmt.Sprintf("unsupported %q (want %s)", sv, event.CloudEventsVersionV1)}
+	}
+	if meta.ID, err = get(hdrID, true); err != nil {
+		return meta, nil, err
+	}
+	if meta.Source, err = get(hdrSource, true); err != nil {
+		return meta, nil, err
+	}
+	if meta.Type, err = get(hdrType, true); err != nil {
+		return meta, nil, err
+	}
+	ts, err := get(hdrTime, false)
+	if err != nil {
+		return meta, nil, err
+	}
+	if ts != "" {
+		if meta.Time, err = time.Parse(time.RFC3339Nano, ts); err != nil {
+			return meta, nil, &FieldError{Field: hdrTime, Reason: "not RFC 3339", Err: err}
+		}
+	}
+	if meta.Subject, err = get(hdrSubject, false); err != nil {
+		return meta, nil, err
+	}
+	if meta.Tenant, err = get(hdrTenant, false); err != nil {
+		return meta, nil, err
+	}
+	if meta.Turn, err = get(hdrTurn, false); err != nil {
+		return meta, nil, err
+	}
+	if meta.TraceParent, err = get(hdrTraceParent, false); err != nil {
+		return meta, nil, err
+	}
+	meta.Seq = -1
+	seq, err := get(hdrSeq, false)
+	if err != nil {
+		return meta, nil, err
+	}
+	if seq != "" {
+		if meta.Seq, err = strconv.Atoi(seq); err != nil || meta.Seq < 0 {
+			return meta, nil, &FieldError{Field: hdrSeq, Reason: fmt.Sprintf("not a non-negative integer: %q", seq)}
+		}
+	}
+	if meta.ContentType, err = get(hdrContentType, false); err != nil {
+		return meta, nil, err
+	}
+	data, err := newData(meta.Type)
+	if err != nil {
+		return meta, nil, err
+	}
+	switch meta.ContentType {
+	case ContentMsgpack, "":
+		meta.ContentType = ContentMsgpack
+		if err := msgpack.Unmarshal(body, data); err != nil {
+			return meta, nil, blame(meta.Type, body, err)
+		}
+	case ContentJSON:
+		dec := json.NewDecoder(bytes.NewReader(body))
+		if err := dec.Decode(data); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return meta, nil, &FieldError{Field: te.Field, Reason: fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value), Err: err}
+			}
+			return meta, nil, &FieldError{Field: "data", Reason: "not a JSON object of " + meta.Type, Err: err}
+		}
+	default:
+		return meta, nil, &FieldError{Field: hdrContentType, Reason: fmt.Sprintf("unsupported %q (use %s or %s)", meta.ContentType, ContentMsgpack, ContentJSON)}
+	}
+	if err := data.Validate(); err != nil {
+		return meta, nil, err
+	}
+	return meta, data, nil
+}

@@ -1,0 +1,244 @@
+// Package schemas is toolwire's wire contract: the event types, their
+// CloudEvents attributes, the msgpack and JSON codecs, and a JSON Schema file
+// per event type for producers written in other languages.
+//
+// Event data is msgpack by default; JSON is accepted wherever an event is
+// read. The `input` of a call is carried as JSON text inside msgpack (see
+// RawJSON) so that arguments keep their exact JSON numbers end to end.
+package schemas
+
+import (
+	"fmt"
+	"time"
+)
+
+// Event types, the ce-type attribute.
+const (
+	TypeToolUse      = "dev.toolwire.tool_use.v1"
+	TypeTurnEnd      = "dev.toolwire.turn_end.v1"
+	TypeTurnCancel   = "dev.toolwire.turn_cancel.v1"
+	TypeTurnDiscard  = "dev.toolwire.turn_discard.v1"
+	TypeDispatch     = "dev.toolwire.dispatch.v1"
+	TypeToolResult   = "dev.toolwire.tool_result.v1"
+	TypeToolProgress = "dev.toolwire.tool_progress.v1"
+	TypeTurnDone     = "dev.toolwire.turn_done.v1"
+)
+
+// Data is the payload of one event type.
+type Data interface {
+	// EventType is the ce-type of this payload.
+	EventType() string
+	// Validate reports the first missing or impossible field as a *FieldError.
+	Validate() error
+}
+
+// ToolUse is one tool call of a turn as the model streamed it.
+type ToolUse struct {
+	Seq       int     `msgpack:"seq" json:"seq"`
+	ToolUseID string  `msgpack:"tool_use_id" json:"tool_use_id"`
+	Name      string  `msgpack:"name" json:"name"`
+	Input     RawJSON `msgpack:"input,omitempty" json:"input,omitempty"`
+	// RawInput is the argument text as streamed, when it did not parse.
+	RawInput string `msgpack:"raw_input,omitempty" json:"raw_input,omitempty"`
+	// Complete is false when the call's block never completed; such a call is never run.
+	Complete bool `msgpack:"complete" json:"complete"`
+	// Error says why an incomplete call is not runnable.
+	Error string `msgpack:"error,omitempty" json:"error,omitempty"`
+	// MaxConcurrency, when set on any call of a turn before the turn's lease
+	// exists, overrides the router's default for the whole turn.
+	MaxConcurrency int `msgpack:"max_concurrency,omitempty" json:"max_concurrency,omitempty"`
+}
+
+// TurnEnd closes a turn's calls: no call with seq >= Calls will come.
+type TurnEnd struct {
+	Calls      int    `msgpack:"calls" json:"calls"`
+	StopReason string `msgpack:"stop_reason,omitempty" json:"stop_reason,omitempty"`
+	// Error is set when the stream failed; calls it reported stay as they are.
+	Error string `msgpack:"error,omitempty" json:"error,omitempty"`
+}
+
+// TurnCancel is a user interrupt.
+type TurnCancel struct {
+	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// TurnDiscard discards a turn's unfinished calls (the stream will be retried).
+type TurnDiscard struct {
+	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// Dispatch is a routed call on its way to a pool's executors.
+type Dispatch struct {
+	Seq       int     `msgpack:"seq" json:"seq"`
+	ToolUseID string  `msgpack:"tool_use_id" json:"tool_use_id"`
+	Tool      string  `msgpack:"tool" json:"tool"`
+	Input     RawJSON `msgpack:"input" json:"input"`
+	Pool      string  `msgpack:"pool" json:"pool"`
+	// Repaired is set when the argument text needed repair to parse.
+	Repaired bool `msgpack:"repaired,omitempty" json:"repaired,omitempty"`
+}
+
+// ToolResult is the one result of one call.
+type ToolResult struct {
+	Seq        int       `msgpack:"seq" json:"seq"`
+	ToolUseID  string    `msgpack:"tool_use_id" json:"tool_use_id"`
+	Name       string    `msgpack:"name" json:"name"`
+	IsError    bool      `msgpack:"is_error" json:"is_error"`
+	Content    string    `msgpack:"content" json:"content"`
+	Truncated  bool      `msgpack:"truncated,omitempty" json:"truncated,omitempty"`
+	BlobRef    string    `msgpack:"blob_ref,omitempty" json:"blob_ref,omitempty"`
+	StartedAt  time.Time `msgpack:"started_at" json:"started_at"`
+	FinishedAt time.Time `msgpack:"finished_at" json:"finished_at"`
+	Worker     string    `msgpack:"worker" json:"worker"`
+	Attempt    int       `msgpack:"attempt" json:"attempt"`
+	// Safe records whether the call ran as concurrency-safe.
+	Safe bool `msgpack:"safe,omitempty" json:"safe,omitempty"`
+	// ContextVersion is the turn context version the call ran with.
+	ContextVersion int64 `msgpack:"context_version,omitempty" json:"context_version,omitempty"`
+}
+
+// ToolProgress is a progress line of a running call.
+type ToolProgress struct {
+	Seq  int    `msgpack:"seq" json:"seq"`
+	Text string `msgpack:"text" json:"text"`
+}
+
+// TurnDone follows the last result of a turn.
+type TurnDone struct {
+	Results int `msgpack:"results" json:"results"`
+}
+
+// EventType implements Data.
+func (*ToolUse) EventType() string { return TypeToolUse }
+
+// EventType implements Data.
+func (*TurnEnd) EventType() string { return TypeTurnEnd }
+
+// EventType implements Data.
+func (*TurnCancel) EventType() string { return TypeTurnCancel }
+
+// EventType implements Data.
+func (*TurnDiscard) EventType() string { return TypeTurnDiscard }
+
+// EventType implements Data.
+func (*Dispatch) EventType() string { return TypeDispatch }
+
+// EventType implements Data.
+func (*ToolResult) EventType() string { return TypeToolResult }
+
+// EventType implements Data.
+func (*ToolProgress) EventType() string { return TypeToolProgress }
+
+// EventType implements Data.
+func (*TurnDone) EventType() string { return TypeTurnDone }
+
+// newData returns an empty payload for typ with sentinels in the fields that
+// are required but whose zero value is legal, so that a missing field can be
+// told from a zero one after decoding.
+func newData(typ string) (Data, error) {
+	switch typ {
+	case TypeToolUse:
+		return &ToolUse{Seq: -1}, nil
+	case TypeTurnEnd:
+		return &TurnEnd{Calls: -1}, nil
+	case TypeTurnCancel:
+		return &TurnCancel{}, nil
+	case TypeTurnDiscard:
+		return &TurnDiscard{}, nil
+	case TypeDispatch:
+		return &Dispatch{Seq: -1}, nil
+	case TypeToolResult:
+		return &ToolResult{Seq: -1}, nil
+	case TypeToolProgress:
+		return &ToolProgress{Seq: -1}, nil
+	case TypeTurnDone:
+		return &TurnDone{Results: -1}, nil
+	}
+	return nil, &FieldError{Field: "ce-type", Reason: fmt.Sprintf("unknown event type %q", typ)}
+}
+
+func required(field string, ok bool) error {
+	if ok {
+		return nil
+	}
+	return &FieldError{Field: field, Reason: "required"}
+}
+
+func seqField(seq int) error {
+	if seq < 0 {
+		return &FieldError{Field: "seq", Reason: "required, a non-negative integer"}
+	}
+	return nil
+}
+
+// Validate implements Data.
+func (d *ToolUse) Validate() error {
+	if err := seqField(d.Seq); err != nil {
+		return err
+	}
+	if err := required("tool_use_id", d.ToolUseID != ""); err != nil {
+		return err
+	}
+	if d.Complete {
+		if err := required("name", d.Name != ""); err != nil {
+			return err
+		}
+		if len(d.Input) == 0 {
+			return &FieldError{Field: "input", Reason: "required when complete is true"}
+		}
+	}
+	if d.MaxConcurrency < 0 {
+		return &FieldError{Field: "max_concurrency", Reason: "must not be negative"}
+	}
+	return nil
+}
+
+// Validate implements Data.
+func (d *TurnEnd) Validate() error {
+	if d.Calls < 0 {
+		return &FieldError{Field: "calls", Reason: "required, a non-negative integer"}
+	}
+	return nil
+}
+
+// Validate implements Data.
+func (d *TurnCancel) Validate() error { return nil }
+
+// Validate implements Data.
+func (d *TurnDiscard) Validate() error { return nil }
+
+// Validate implements Data.
+func (d *Dispatch) Validate() error {
+	if err := seqField(d.Seq); err != nil {
+		return err
+	}
+	if err := required("tool_use_id", d.ToolUseID != ""); err != nil {
+		return err
+	}
+	if err := required("tool", d.Tool != ""); err != nil {
+		return err
+	}
+	if err := required("pool", d.Pool != ""); err != nil {
+		return err
+	}
+	return required("input", len(d.Input) > 0)
+}
+
+// Validate implements Data.
+func (d *ToolResult) Validate() error {
+	if err := seqField(d.Seq); err != nil {
+		return err
+	}
+	return required("tool_use_id", d.ToolUseID != "")
+}
+
+// Validate implements Data.
+func (d *ToolProgress) Validate() error { return seqField(d.Seq) }
+
+// Validate implements Data.
+func (d *TurnDone) Validate() error {
+	if d.Results < 0 {
+		return &FieldError{Field: "results", Reason: "required, a non-negative integer"}
+	}
+	return nil
+}

@@ -1,0 +1,271 @@
+// Package subjects is the only place that builds or parses NATS subject
+// names, stream, consumer and bucket names, KV keys and message ids.
+//
+// Every subject carries the tenant, so one NATS account can host many tenants
+// and a deployment can grant or filter by tenant with plain subject wildcards.
+package subjects
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// DefaultPrefix is the first token of every subject unless configured.
+const DefaultPrefix = "tw"
+
+// DefaultTenant is the tenant of calls that name none.
+const DefaultTenant = "default"
+
+// DefaultPool is the executor pool that hosts the built-in tools.
+const DefaultPool = "default"
+
+// Kinds of input events, the last token of an input subject.
+const (
+	KindUse     = "use"
+	KindEnd     = "end"
+	KindCancel  = "cancel"
+	KindDiscard = "discard"
+)
+
+// Stage names, used for consumers and dead-letter subjects.
+const (
+	StageRouter   = "router"
+	StageExecutor = "executor"
+	StageReorder  = "reorder"
+)
+
+// resultEndToken is the token that stands for the turn-end marker in the
+// result stream, where other messages carry a sequence number.
+const resultEndToken = "end"
+
+// ErrBadToken is returned for a tenant, turn or pool that cannot be a subject token.
+var ErrBadToken = errors.New("subjects: invalid token")
+
+// ErrBadSubject is returned by the parsers for a subject of the wrong shape.
+var ErrBadSubject = errors.New("subjects: unexpected subject")
+
+// CheckToken reports whether s can be one subject token (and a KV key part):
+// non-empty, at most 128 bytes, only letters, digits, '-' and '_'.
+func CheckToken(what, s string) error {
+	if s == "" {
+		return fmt.Errorf("%w: %s is empty", ErrBadToken, what)
+	}
+	if len(s) > 128 {
+		return fmt.Errorf("%w: %s is longer than 128 bytes", ErrBadToken, what)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return fmt.Errorf("%w: %s %q has %q at byte %d (allowed: letters, digits, '-', '_')", ErrBadToken, what, s, c, i)
+		}
+	}
+	return nil
+}
+
+// Space names everything under one prefix. The zero value is not usable; use New.
+type Space struct {
+	prefix string
+	upper  string
+}
+
+// New returns the name space for prefix (DefaultPrefix when empty).
+func New(prefix string) (Space, error) {
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	if err := CheckToken("prefix", prefix); err != nil {
+		return Space{}, err
+	}
+	return Space{prefix: prefix, upper: strings.ToUpper(prefix)}, nil
+}
+
+// Default is the name space with DefaultPrefix.
+func Default() Space {
+	return Space{prefix: DefaultPrefix, upper: strings.ToUpper(DefaultPrefix)}
+}
+
+// Prefix is the first token of every subject.
+func (s Space) Prefix() string { return s.prefix }
+
+// Stream names.
+
+// InStream holds tool_use, turn_end, turn_cancel and turn_discard events.
+func (s Space) InStream() string { return s.upper + "_IN" }
+
+// ExecStream is the work queue of routed calls.
+func (s Space) ExecStream() string { return s.upper + "_EXEC" }
+
+// ResultStream holds one result per call and the turn-end marker.
+func (s Space) ResultStream() string { return s.upper + "_RESULT" }
+
+// OutStream holds each turn's results in call order, then turn_done.
+func (s Space) OutStream() string { return s.upper + "_OUT" }
+
+// DLQStream keeps poison messages with their reason.
+func (s Space) DLQStream() string { return s.upper + "_DLQ" }
+
+// LeaseBucket is the KV bucket of per-turn leases.
+func (s Space) LeaseBucket() string { return s.upper + "_LEASE" }
+
+// ToolsBucket is the KV bucket of advertised tools.
+func (s Space) ToolsBucket() string { return s.upper + "_TOOLS" }
+
+// BlobBucket is the object store of oversize results.
+func (s Space) BlobBucket() string { return s.upper + "_BLOBS" }
+
+// Consumer names.
+
+// RouterConsumer is the durable consumer shared by all routers.
+func (s Space) RouterConsumer() string { return "router" }
+
+// ExecConsumer is the durable consumer shared by a pool's executors.
+func (s Space) ExecConsumer(pool string) string { return "exec-" + pool }
+
+// ReorderConsumer is the durable consumer shared by reorder instances.
+func (s Space) ReorderConsumer() string { return "reorder" }
+
+// Subjects.
+
+// In is the subject of an input event of kind for a turn.
+func (s Space) In(tenant, turn, kind string) string {
+	return s.prefix + "." + tenant + ".in." + turn + "." + kind
+}
+
+// InAll matches every input subject of every tenant.
+func (s Space) InAll() string { return s.prefix + ".*.in.*.*" }
+
+// Exec is the subject of a routed call for pool.
+func (s Space) Exec(tenant, pool, turn string) string {
+	return s.prefix + "." + tenant + ".exec." + pool + "." + turn
+}
+
+// ExecAll matches every routed call of every pool.
+func (s Space) ExecAll() string { return s.prefix + ".*.exec.*.*" }
+
+// ExecPool matches the routed calls of one pool.
+func (s Space) ExecPool(pool string) string { return s.prefix + ".*.exec." + pool + ".*" }
+
+// Result is the subject of call seq's result.
+func (s Space) Result(tenant, turn string, seq int) string {
+	return s.prefix + "." + tenant + ".result." + turn + "." + strconv.Itoa(seq)
+}
+
+// ResultEnd is the subject of the turn-end marker in the result stream.
+func (s Space) ResultEnd(tenant, turn string) string {
+	return s.prefix + "." + tenant + ".result." + turn + "." + resultEndToken
+}
+
+// ResultAll matches every result subject.
+func (s Space) ResultAll() string { return s.prefix + ".*.result.*.*" }
+
+// Out is the subject the agent reads a turn's ordered results from.
+func (s Space) Out(tenant, turn string) string { return s.prefix + "." + tenant + ".out." + turn }
+
+// OutAll matches every out subject.
+func (s Space) OutAll() string { return s.prefix + ".*.out.*" }
+
+// Progress is the subject of a turn's progress events (core NATS, best effort).
+func (s Space) Progress(tenant, turn string) string {
+	return s.prefix + "." + tenant + ".progress." + turn
+}
+
+// DLQ is the dead-letter subject of a stage.
+func (s Space) DLQ(tenant, stage string) string { return s.prefix + "." + tenant + ".dlq." + stage }
+
+// DLQAll matches every dead-letter subject.
+func (s Space) DLQAll() string { return s.prefix + ".*.dlq.*" }
+
+// LeaseKey is the KV key of a turn's lease.
+func (s Space) LeaseKey(tenant, turn string) string { return tenant + "." + turn }
+
+// LeaseSubject is the subject under which the KV stores a turn's lease; a
+// core subscription to it sees every update as it is written.
+func (s Space) LeaseSubject(tenant, turn string) string {
+	return "$KV." + s.LeaseBucket() + "." + s.LeaseKey(tenant, turn)
+}
+
+// Parsed is what a subject says about the message it carries.
+type Parsed struct {
+	Tenant string
+	Turn   string
+	// Kind is the input kind (In subjects) or "end" for the result end marker.
+	Kind string
+	// Pool is set for Exec subjects.
+	Pool string
+	// Seq is the call's seq for Result subjects, -1 otherwise.
+	Seq int
+}
+
+// ParseIn parses an input subject.
+func (s Space) ParseIn(subject string) (Parsed, error) {
+	t := strings.Split(subject, ".")
+	if len(t) != 5 || t[0] != s.prefix || t[2] != "in" {
+		return Parsed{}, fmt.Errorf("%w: %q is not %s.<tenant>.in.<turn>.<kind>", ErrBadSubject, subject, s.prefix)
+	}
+	switch t[4] {
+	case KindUse, KindEnd, KindCancel, KindDiscard:
+	default:
+		return Parsed{}, fmt.Errorf("%w: %q has unknown kind %q", ErrBadSubject, subject, t[4])
+	}
+	return Parsed{Tenant: t[1], Turn: t[3], Kind: t[4], Seq: -1}, nil
+}
+
+// ParseExec parses a routed-call subject.
+func (s Space) ParseExec(subject string) (Parsed, error) {
+	t := strings.Split(subject, ".")
+	if len(t) != 5 || t[0] != s.prefix || t[2] != "exec" {
+		return Parsed{}, fmt.Errorf("%w: %q is not %s.<tenant>.exec.<pool>.<turn>", ErrBadSubject, subject, s.prefix)
+	}
+	return Parsed{Tenant: t[1], Pool: t[3], Turn: t[4], Seq: -1}, nil
+}
+
+// ParseResult parses a result subject; Kind is "end" for the end marker.
+func (s Space) ParseResult(subject string) (Parsed, error) {
+	t := strings.Split(subject, ".")
+	if len(t) != 5 || t[0] != s.prefix || t[2] != "result" {
+		return Parsed{}, fmt.Errorf("%w: %q is not %s.<tenant>.result.<turn>.<seq>", ErrBadSubject, subject, s.prefix)
+	}
+	p := Parsed{Tenant: t[1], Turn: t[3], Seq: -1}
+	if t[4] == resultEndToken {
+		p.Kind = KindEnd
+		return p, nil
+	}
+	seq, err := strconv.Atoi(t[4])
+	if err != nil || seq < 0 {
+		return Parsed{}, fmt.Errorf("%w: %q has a bad seq %q", ErrBadSubject, subject, t[4])
+	}
+	p.Seq = seq
+	return p, nil
+}
+
+// Message ids for Nats-Msg-Id: a retried publish of the same thing carries
+// the same id, so the server drops it inside the dedup window.
+
+// UseMsgID identifies a tool_use event.
+func UseMsgID(tenant, turn string, seq int) string {
+	return tenant + "/" + turn + "/" + strconv.Itoa(seq) + "/use"
+}
+
+// InMsgID identifies a turn-level input event (end, cancel, discard).
+func InMsgID(tenant, turn, kind string) string { return tenant + "/" + turn + "/" + kind }
+
+// DispatchMsgID identifies a routed call.
+func DispatchMsgID(tenant, turn string, seq int) string {
+	return tenant + "/" + turn + "/" + strconv.Itoa(seq) + "/dispatch"
+}
+
+// ResultMsgID identifies a call's result: one per call whatever the attempt,
+// so a second attempt cannot publish a second result.
+func ResultMsgID(tenant, turn string, seq int) string {
+	return tenant + "/" + turn + "/" + strconv.Itoa(seq) + "/result"
+}
+
+// ResultEndMsgID identifies the end marker in the result stream.
+func ResultEndMsgID(tenant, turn string) string { return tenant + "/" + turn + "/result-end" }
+
+// OutMsgID identifies the n-th message (results, then turn_done) of a turn's out subject.
+func OutMsgID(tenant, turn string, n int) string {
+	return tenant + "/" + turn + "/out/" + strconv.Itoa(n)
+}
