@@ -1,0 +1,222 @@
+// Package client is what an agent or a model adapter embeds: submit a
+// model's stream (or a list of calls) for a turn, and read the turn's
+// results in call order.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// Config configures a client.
+type Config struct {
+	Space subjects.Space
+	// Tenant is the tenant of every turn (default subjects.DefaultTenant).
+	Tenant string
+	// Source is the ce-source of the events it publishes.
+	Source string
+}
+
+// Client submits turns and reads their results.
+type Client struct {
+	cfg Config
+	js  jetstream.JetStream
+}
+
+// New returns a client on nc. The streams must exist (any stage, or
+// provision.Streams, creates them).
+func New(nc *nats.Conn, cfg Config) (*Client, error) {
+	if cfg.Tenant == "" {
+		cfg.Tenant = subjects.DefaultTenant
+	}
+	if err := subjects.CheckToken("tenant", cfg.Tenant); err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	if cfg.Source == "" {
+		cfg.Source = "/toolwire/client"
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	return &Client{cfg: cfg, js: js}, nil
+}
+
+// NewTurnID returns a fresh turn id.
+func NewTurnID() string { return "turn_" + nuid.Next() }
+
+// TurnOptions tune one turn.
+type TurnOptions struct {
+	// MaxConcurrency overrides the router's per-turn limit (0: keep it).
+	MaxConcurrency int
+}
+
+// Call is a call submitted without a stream.
+type Call struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
+
+// StreamSummary says what a submitted stream held.
+type StreamSummary struct {
+	Calls      int
+	StopReason string
+	// Err is the stream's own failure (an error event, a cut-off), if any.
+	Err       string
+	StartedAt time.Time
+	EndedAt   time.Time
+}
+
+// SubmitStream reads a model's response stream with parser and publishes
+// each call the moment it is complete, then the turn's end. It returns when
+// the stream has ended; the results come through Results.
+func (c *Client) SubmitStream(ctx context.Context, turn string, parser modelstream.Parser, r io.Reader, opts TurnOptions) (StreamSummary, error) {
+	if err := subjects.CheckToken("turn", turn); err != nil {
+		return StreamSummary{}, fmt.Errorf("client: %w", err)
+	}
+	sum := StreamSummary{StartedAt: time.Now().UTC()}
+	h := modelstream.HandlerFuncs{
+		OnCall: func(ctx context.Context, call modelstream.Call) error {
+			return c.publishUse(ctx, turn, call, opts)
+		},
+		OnEnd: func(ctx context.Context, e modelstream.End) error {
+			sum.Calls, sum.StopReason, sum.Err = e.Calls, e.StopReason, e.Err
+			sum.EndedAt = time.Now().UTC()
+			return c.publishEnd(ctx, turn, &schemas.TurnEnd{Calls: e.Calls, StopReason: e.StopReason, Error: e.Err})
+		},
+	}
+	if err := parser.Parse(ctx, r, h); err != nil {
+		return sum, fmt.Errorf("client: turn %s: %w", turn, err)
+	}
+	return sum, nil
+}
+
+// SubmitCalls publishes calls as one complete turn.
+func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opts TurnOptions) error {
+	if err := subjects.CheckToken("turn", turn); err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	for i, call := range calls {
+		input := call.Input
+		if len(input) == 0 {
+			input = json.RawMessage(`{}`)
+		}
+		mc := modelstream.Call{Seq: i, ID: call.ID, Name: call.Name, Input: input, Complete: true}
+		if err := c.publishUse(ctx, turn, mc, opts); err != nil {
+			return err
+		}
+	}
+	return c.publishEnd(ctx, turn, &schemas.TurnEnd{Calls: len(calls), StopReason: "tool_use"})
+}
+
+func (c *Client) publishUse(ctx context.Context, turn string, call modelstream.Call, opts TurnOptions) error {
+	id := call.ID
+	if id == "" {
+		id = fmt.Sprintf("toolu_tw_%s_%d", turn, call.Seq)
+	}
+	u := &schemas.ToolUse{
+		Seq: call.Seq, ToolUseID: id, Name: call.Name, Complete: call.Complete,
+		Error: call.Err, MaxConcurrency: opts.MaxConcurrency,
+	}
+	if call.Complete {
+		u.Input = schemas.RawJSON(call.Input)
+	} else {
+		u.RawInput = call.RawInput
+	}
+	return c.publish(ctx, c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindUse), subjects.UseMsgID(c.cfg.Tenant, turn, call.Seq), turn, call.Seq, u)
+}
+
+func (c *Client) publishEnd(ctx context.Context, turn string, e *schemas.TurnEnd) error {
+	return c.publish(ctx, c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindEnd), subjects.InMsgID(c.cfg.Tenant, turn, subjects.KindEnd), turn, -1, e)
+}
+
+func (c *Client) publish(ctx context.Context, subject, msgID, turn string, seq int, d schemas.Data) error {
+	h, body, err := schemas.Encode(schemas.Meta{Source: c.cfg.Source, Tenant: c.cfg.Tenant, Turn: turn, Seq: seq}, d)
+	if err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	if _, err := c.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: body}, jetstream.WithMsgID(msgID)); err != nil {
+		return fmt.Errorf("client: publish %s: %w", subject, err)
+	}
+	return nil
+}
+
+// Delivery is one item of a turn's ordered output: a result, or, last, the
+// turn's completion.
+type Delivery struct {
+	Result *schemas.ToolResult
+	Done   *schemas.TurnDone
+	// At is when the client received it.
+	At time.Time
+}
+
+// ErrBadDelivery is returned for an out message that does not decode.
+var ErrBadDelivery = errors.New("client: undecodable delivery")
+
+// Results yields a turn's results in call order, then its TurnDone, and
+// stops. It may be called before or after the turn is submitted: the out
+// subject is read from its start.
+func (c *Client) Results(ctx context.Context, turn string) iter.Seq2[Delivery, error] {
+	return func(yield func(Delivery, error) bool) {
+		cons, err := c.js.OrderedConsumer(ctx, c.cfg.Space.OutStream(), jetstream.OrderedConsumerConfig{
+			FilterSubjects: []string{c.cfg.Space.Out(c.cfg.Tenant, turn)},
+		})
+		if err != nil {
+			yield(Delivery{}, fmt.Errorf("client: read results of %s: %w", turn, err))
+			return
+		}
+		it, err := cons.Messages()
+		if err != nil {
+			yield(Delivery{}, fmt.Errorf("client: read results of %s: %w", turn, err))
+			return
+		}
+		defer it.Stop()
+		stop := context.AfterFunc(ctx, it.Stop)
+		defer stop()
+		for {
+			m, err := it.Next()
+			if err != nil {
+				if ctx.Err() != nil {
+					err = ctx.Err()
+				}
+				yield(Delivery{}, fmt.Errorf("client: results of %s: %w", turn, err))
+				return
+			}
+			d := Delivery{At: time.Now().UTC()}
+			_, data, err := schemas.Decode(m.Headers(), m.Data())
+			if err != nil {
+				if !yield(Delivery{}, fmt.Errorf("%w: %w", ErrBadDelivery, err)) {
+					return
+				}
+				continue
+			}
+			switch v := data.(type) {
+			case *schemas.ToolResult:
+				d.Result = v
+			case *schemas.TurnDone:
+				d.Done = v
+			default:
+				if !yield(Delivery{}, fmt.Errorf("%w: unexpected %s", ErrBadDelivery, data.EventType())) {
+					return
+				}
+				continue
+			}
+			if !yield(d, nil) || d.Done != nil {
+				return
+			}
+		}
+	}
+}

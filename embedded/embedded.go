@@ -1,0 +1,133 @@
+// Package embedded runs a NATS server with JetStream inside the process, the
+// default deployment of toolwire and the broker of every test.
+//
+// It is a real nats-server (file store, explicit memory and store limits),
+// not a mock; clients connect in-process through a pipe, or over TCP when a
+// listen address is given.
+package embedded
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// Default resource limits: explicit, because nats-server's defaults are 75%
+// of RAM and all free disk.
+const (
+	DefaultMaxMemory = 1 << 30
+	DefaultMaxStore  = 8 << 30
+)
+
+// ErrNotReady is returned when the server does not become ready in time.
+var ErrNotReady = errors.New("embedded: nats server not ready")
+
+// Options configure an embedded server.
+type Options struct {
+	// StoreDir is where JetStream keeps its files (required; a test passes t.TempDir()).
+	StoreDir string
+	// Listen is host:port for TCP clients; empty means no TCP listener at all.
+	Listen string
+	// Name is the server name (default "toolwire").
+	Name string
+	// MaxMemory and MaxStore bound JetStream (defaults above).
+	MaxMemory int64
+	MaxStore  int64
+	// ReadyTimeout bounds start-up (default 10 s).
+	ReadyTimeout time.Duration
+	// Logs turns the server's own logging on (stderr).
+	Logs bool
+}
+
+// Server is a running embedded server.
+type Server struct {
+	ns *server.Server
+}
+
+// Start starts a server and waits until it accepts connections with
+// JetStream enabled.
+func Start(o Options) (*Server, error) {
+	if o.StoreDir == "" {
+		return nil, errors.New("embedded: StoreDir is required")
+	}
+	if o.Name == "" {
+		o.Name = "toolwire"
+	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = DefaultMaxMemory
+	}
+	if o.MaxStore == 0 {
+		o.MaxStore = DefaultMaxStore
+	}
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 10 * time.Second
+	}
+	opts := &server.Options{
+		ServerName:         o.Name,
+		Host:               "127.0.0.1",
+		Port:               -1,
+		DontListen:         o.Listen == "",
+		JetStream:          true,
+		StoreDir:           o.StoreDir,
+		JetStreamMaxMemory: o.MaxMemory,
+		JetStreamMaxStore:  o.MaxStore,
+		NoLog:              !o.Logs,
+		NoSigs:             true,
+		MaxPayload:         8 << 20,
+	}
+	if o.Listen != "" {
+		host, port, err := net.SplitHostPort(o.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("embedded: listen address %q: %w", o.Listen, err)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, fmt.Errorf("embedded: listen port %q: %w", port, err)
+		}
+		opts.Host, opts.Port = host, p
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: %w", err)
+	}
+	if o.Logs {
+		ns.ConfigureLogger()
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(o.ReadyTimeout) {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		return nil, fmt.Errorf("%w after %s (store %s)", ErrNotReady, o.ReadyTimeout, o.StoreDir)
+	}
+	return &Server{ns: ns}, nil
+}
+
+// Connect opens an in-process client connection.
+func (s *Server) Connect(name string, opts ...nats.Option) (*nats.Conn, error) {
+	opts = append([]nats.Option{nats.InProcessServer(s.ns), nats.Name(name), nats.MaxReconnects(-1)}, opts...)
+	nc, err := nats.Connect("", opts...)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: connect %s: %w", name, err)
+	}
+	return nc, nil
+}
+
+// ClientURL is the TCP URL of the server, empty when it does not listen.
+func (s *Server) ClientURL() string {
+	if s.ns.Addr() == nil {
+		return ""
+	}
+	return s.ns.ClientURL()
+}
+
+// Shutdown stops the server and waits for it; it is idempotent. Drain the
+// clients first.
+func (s *Server) Shutdown() {
+	s.ns.Shutdown()
+	s.ns.WaitForShutdown()
+}

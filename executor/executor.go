@@ -1,0 +1,146 @@
+// Package executor runs routed calls. Workers of one pool share one durable
+// pull consumer; for each call a worker classifies it (the tool's
+// concurrency predicate on this call's input), records that in the turn's
+// lease, and starts it only when the start rule allows (lease.CanStart),
+// taking the call by compare-and-set so two workers never both start it. A
+// call that must wait is parked on its own goroutine, watching the turn's
+// key, while the receive loop goes on.
+//
+// Results are sanitized, capped and published once per call; the lease marks
+// the call done only after its result is stored, so a crash in between is
+// healed by redelivery and the server's duplicate detection.
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/provision"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/stage"
+	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool"
+)
+
+// Defaults of Config.
+const (
+	DefaultCallTimeout = 2 * time.Minute
+	DefaultMaxTimeout  = 10 * time.Minute
+	DefaultDeadline    = 15 * time.Second
+)
+
+// Config configures one executor worker.
+type Config struct {
+	Space subjects.Space
+	// Pool is the pool this worker serves (default subjects.DefaultPool).
+	Pool  string
+	Tools *tool.Registry
+	// WorkerID names this worker in results and the lease (default host-pid-nuid).
+	WorkerID string
+	// CallTimeout applies to tools that set none; MaxTimeout caps every call.
+	CallTimeout time.Duration
+	MaxTimeout  time.Duration
+	// Deadline is how long a running call's claim lasts without renewal; a
+	// worker renews at a third of it, and a redelivered call whose claim
+	// expired counts its worker as dead.
+	Deadline time.Duration
+	// Recheck bounds how long a parked call waits without a lease change.
+	Recheck time.Duration
+	// Consumer sizes the pool's shared durable consumer.
+	Consumer provision.ConsumerConfig
+	// WorkDir is the working directory of turns whose context names none.
+	WorkDir string
+	// Source is the ce-source of results.
+	Source   string
+	LeaseTTL time.Duration
+	Log      *slog.Logger
+}
+
+// Executor is one worker of a pool.
+type Executor struct {
+	cfg     Config
+	js      jetstream.JetStream
+	store   *lease.Store
+	watcher *lease.Watcher
+	wg      sync.WaitGroup
+}
+
+// New prepares a worker on nc.
+func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
+	if cfg.Tools == nil {
+		return nil, errors.New("executor: no tools")
+	}
+	if cfg.Pool == "" {
+		cfg.Pool = subjects.DefaultPool
+	}
+	if cfg.WorkerID == "" {
+		host, _ := os.Hostname()
+		cfg.WorkerID = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), nuid.Next()[16:])
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.MaxTimeout <= 0 {
+		cfg.MaxTimeout = DefaultMaxTimeout
+	}
+	if cfg.Deadline <= 0 {
+		cfg.Deadline = DefaultDeadline
+	}
+	if cfg.Recheck <= 0 {
+		cfg.Recheck = time.Second
+	}
+	if cfg.Consumer.MaxAckPending == 0 {
+		// Parked calls hold their message, so the pool needs room for
+		// every call of the turns in flight, not just the running ones.
+		cfg.Consumer.MaxAckPending = 4096
+	}
+	if cfg.Source == "" {
+		cfg.Source = "/toolwire/executor/" + cfg.Pool
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("executor: %w", err)
+	}
+	store, err := lease.NewStore(ctx, js, cfg.Space, cfg.LeaseTTL)
+	if err != nil {
+		return nil, fmt.Errorf("executor: %w", err)
+	}
+	return &Executor{cfg: cfg, js: js, store: store, watcher: lease.NewWatcher(nc, cfg.Space)}, nil
+}
+
+// WorkerID is the name this worker records in results.
+func (e *Executor) WorkerID() string { return e.cfg.WorkerID }
+
+// Run consumes the pool's calls until ctx is done, then waits for the calls
+// it started to finish and publish.
+func (e *Executor) Run(ctx context.Context) error {
+	sp := e.cfg.Space
+	cons, err := provision.Consumer(ctx, e.js, sp.ExecStream(), sp.ExecConsumer(e.cfg.Pool), sp.ExecPool(e.cfg.Pool), e.cfg.Consumer)
+	if err != nil {
+		return fmt.Errorf("executor: %w", err)
+	}
+	// Calls outlive the receive loop: on shutdown a running call finishes
+	// and publishes rather than being redelivered to run twice.
+	work := context.WithoutCancel(ctx)
+	err = stage.Consume(ctx, cons, 64, e.cfg.Log, func(m jetstream.Msg) {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.handle(work, ctx, m)
+		}()
+	})
+	e.wg.Wait()
+	return err
+}

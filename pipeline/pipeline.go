@@ -1,0 +1,192 @@
+// Package pipeline runs every stage — routers, executors, reorder — in one
+// process, each instance on its own connection, the way `toolwire serve`,
+// `toolwire run` and the tests use them. Stages share nothing in memory:
+// what works here works with the stages in separate processes.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/executor"
+	"github.com/toolwire/toolwire/provision"
+	"github.com/toolwire/toolwire/reorder"
+	"github.com/toolwire/toolwire/router"
+	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool"
+)
+
+// Dialer opens a new connection for one stage instance.
+type Dialer func(name string) (*nats.Conn, error)
+
+// Config says how many instances of each stage to run and with what.
+type Config struct {
+	Space subjects.Space
+	Tools *tool.Registry
+	// Routers, Executors and Reorders count instances (default 1 each; 0
+	// means the default, a negative count runs none of that stage).
+	Routers   int
+	Executors int
+	Reorders  int
+	// MaxConcurrency is the per-turn default limit.
+	MaxConcurrency int
+	// WorkDir is the working directory of calls whose turn names none.
+	WorkDir   string
+	Provision provision.Config
+	// Executor tunes every executor (Space, Tools, WorkDir are filled in).
+	Executor executor.Config
+	Log      *slog.Logger
+}
+
+// Pipeline is a running set of stages.
+type Pipeline struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	conns  []*nats.Conn
+	errMu  sync.Mutex
+	errs   []error
+	// Workers are the executor worker ids, in start order.
+	Workers []string
+}
+
+func count(n int) int {
+	switch {
+	case n == 0:
+		return 1
+	case n < 0:
+		return 0
+	}
+	return n
+}
+
+// Start provisions the streams and starts the stages; they run until Stop.
+func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	p = &Pipeline{}
+	defer func() {
+		if err != nil {
+			p.Stop()
+		}
+	}()
+	conn := func(name string) (*nats.Conn, error) {
+		nc, err := dial(name)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: connect %s: %w", name, err)
+		}
+		p.conns = append(p.conns, nc)
+		return nc, nil
+	}
+	nc, err := conn("toolwire-provision")
+	if err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	if err := provision.Streams(ctx, js, cfg.Space, cfg.Provision); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.cancel = cancel
+	type runner interface{ Run(context.Context) error }
+	var runners []runner
+	for i := range count(cfg.Routers) {
+		nc, err := conn(fmt.Sprintf("toolwire-router-%d", i))
+		if err != nil {
+			return nil, err
+		}
+		r, err := router.New(ctx, nc, router.Config{Space: cfg.Space, Tools: cfg.Tools, MaxConcurrency: cfg.MaxConcurrency, LeaseTTL: cfg.Provision.LeaseTTL, Log: cfg.Log})
+		if err != nil {
+			return nil, err
+		}
+		runners = append(runners, r)
+	}
+	for i := range count(cfg.Executors) {
+		nc, err := conn(fmt.Sprintf("toolwire-executor-%d", i))
+		if err != nil {
+			return nil, err
+		}
+		ec := cfg.Executor
+		ec.Space, ec.Tools, ec.Log, ec.LeaseTTL = cfg.Space, cfg.Tools, cfg.Log, cfg.Provision.LeaseTTL
+		if ec.WorkDir == "" {
+			ec.WorkDir = cfg.WorkDir
+		}
+		if ec.WorkerID != "" {
+			ec.WorkerID = fmt.Sprintf("%s-%d", ec.WorkerID, i)
+		}
+		e, err := executor.New(ctx, nc, ec)
+		if err != nil {
+			return nil, err
+		}
+		p.Workers = append(p.Workers, e.WorkerID())
+		runners = append(runners, e)
+	}
+	for i := range count(cfg.Reorders) {
+		nc, err := conn(fmt.Sprintf("toolwire-reorder-%d", i))
+		if err != nil {
+			return nil, err
+		}
+		r, err := reorder.New(ctx, nc, reorder.Config{Space: cfg.Space, Log: cfg.Log})
+		if err != nil {
+			return nil, err
+		}
+		runners = append(runners, r)
+	}
+	for _, r := range runners {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			if err := r.Run(runCtx); err != nil {
+				cfg.Log.Error("stage stopped", "err", err)
+				p.errMu.Lock()
+				p.errs = append(p.errs, err)
+				p.errMu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	return p, nil
+}
+
+// Stop stops every stage (running calls finish and publish first), drains
+// the connections and returns the stages' errors, if any.
+func (p *Pipeline) Stop() error {
+	if p.cancel != nil {
+		p.cancel()
+	}
+	p.wg.Wait()
+	for _, nc := range p.conns {
+		_ = drain(nc)
+	}
+	p.errMu.Lock()
+	defer p.errMu.Unlock()
+	return errors.Join(p.errs...)
+}
+
+// drain drains nc and waits (bounded) until it is closed.
+func drain(nc *nats.Conn) error {
+	if nc.IsClosed() {
+		return nil
+	}
+	closed := make(chan struct{})
+	nc.SetClosedHandler(func(*nats.Conn) { close(closed) })
+	if err := nc.Drain(); err != nil {
+		nc.Close()
+		return err
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		nc.Close()
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+// Package provision creates (or updates) the streams, consumers and buckets
+// of the pipeline. Every stage calls it at start-up, so any stage can be the
+// first to run against a fresh server; the calls are idempotent.
+package provision
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// Config sizes the pipeline's storage.
+type Config struct {
+	// Storage is file (default) or memory.
+	Storage jetstream.StorageType
+	// Replicas is 1 on a single node, 3 on a cluster.
+	Replicas int
+	// MaxAge bounds how long events, results and leases are kept (default 24 h).
+	MaxAge time.Duration
+	// Dedup is the Nats-Msg-Id window (default 2 min).
+	Dedup time.Duration
+	// LeaseTTL is how long an idle lease lives (default 1 h).
+	LeaseTTL time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
+	if c.MaxAge == 0 {
+		c.MaxAge = 24 * time.Hour
+	}
+	if c.Dedup == 0 {
+		c.Dedup = 2 * time.Minute
+	}
+	if c.LeaseTTL == 0 {
+		c.LeaseTTL = time.Hour
+	}
+	return c
+}
+
+// Streams creates the streams and the lease bucket.
+func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c Config) error {
+	c = c.withDefaults()
+	streams := []jetstream.StreamConfig{
+		{
+			Name: sp.InStream(), Subjects: []string{sp.InAll()},
+			Description: "tool_use, turn_end, turn_cancel and turn_discard events; replayable",
+		},
+		{
+			Name: sp.ExecStream(), Subjects: []string{sp.ExecAll()}, Retention: jetstream.WorkQueuePolicy,
+			Description: "routed calls, one work queue per pool",
+		},
+		{
+			// One message per subject, and a second one is refused: a call
+			// has exactly one result whatever the attempts.
+			Name: sp.ResultStream(), Subjects: []string{sp.ResultAll()},
+			MaxMsgsPerSubject: 1, Discard: jetstream.DiscardNew, DiscardNewPerSubject: true,
+			Description: "one result per call and each turn's end marker, in any order",
+		},
+		{
+			Name: sp.OutStream(), Subjects: []string{sp.OutAll()},
+			Description: "each turn's results in call order, then turn_done",
+		},
+		{
+			Name: sp.DLQStream(), Subjects: []string{sp.DLQAll()}, MaxAge: 7 * 24 * time.Hour,
+			Description: "messages a stage could not process, with the reason",
+		},
+	}
+	for _, sc := range streams {
+		sc.Storage = c.Storage
+		sc.Replicas = c.Replicas
+		if sc.MaxAge == 0 {
+			sc.MaxAge = c.MaxAge
+		}
+		sc.Duplicates = c.Dedup
+		sc.AllowDirect = true
+		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+			return fmt.Errorf("provision: stream %s: %w", sc.Name, err)
+		}
+	}
+	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      sp.LeaseBucket(),
+		Description: "per-turn lease: call states, safe flags, turn context",
+		History:     1,
+		Storage:     c.Storage,
+		Replicas:    c.Replicas,
+		// Turns on per-key TTLs (and the delete markers on expiry).
+		LimitMarkerTTL: time.Minute,
+	})
+	if err != nil {
+		return fmt.Errorf("provision: bucket %s: %w", sp.LeaseBucket(), err)
+	}
+	return nil
+}
+
+// ConsumerConfig is shared by the durable consumers below.
+type ConsumerConfig struct {
+	// AckWait is how long a message may be held without InProgress.
+	AckWait time.Duration
+	// MaxAckPending bounds the messages out at once over all workers.
+	MaxAckPending int
+	// MaxDeliver bounds redeliveries of one message.
+	MaxDeliver int
+}
+
+// Consumer creates or updates a durable pull consumer on stream.
+func Consumer(ctx context.Context, js jetstream.JetStream, stream, name, filter string, c ConsumerConfig) (jetstream.Consumer, error) {
+	if c.AckWait == 0 {
+		c.AckWait = 30 * time.Second
+	}
+	if c.MaxAckPending == 0 {
+		c.MaxAckPending = 1000
+	}
+	if c.MaxDeliver == 0 {
+		c.MaxDeliver = 20
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{
+		Durable:       name,
+		FilterSubject: filter,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       c.AckWait,
+		MaxAckPending: c.MaxAckPending,
+		MaxDeliver:    c.MaxDeliver,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("provision: consumer %s on %s: %w", name, stream, err)
+	}
+	return cons, nil
+}

@@ -1,0 +1,247 @@
+// Package reorder hands a turn's results to the agent in call order: it
+// consumes results in any order and appends them to the turn's out subject
+// strictly by seq, then turn_done once the turn's end marker says how many
+// calls there were.
+//
+// Instances keep no state that matters. The out subject itself is the
+// cursor: every append expects the subject's last sequence
+// (Nats-Expected-Last-Subject-Sequence), so of two instances racing to
+// append the same result one wins and the other re-reads; Nats-Msg-Id drops
+// a retried append. A result message is acknowledged only once the cursor
+// has passed it, so a gap is always retried and nothing is lost.
+package reorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/provision"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/stage"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// Config configures a reorder instance.
+type Config struct {
+	Space subjects.Space
+	// Source is the ce-source of turn_done events.
+	Source string
+	// Lanes is the number of turns handled in parallel (default 16).
+	Lanes    int
+	Consumer provision.ConsumerConfig
+	Log      *slog.Logger
+}
+
+// Reorder is one instance of the stage.
+type Reorder struct {
+	cfg     Config
+	js      jetstream.JetStream
+	results jetstream.Stream
+	out     jetstream.Stream
+}
+
+// New prepares an instance on nc.
+func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
+	if cfg.Source == "" {
+		cfg.Source = "/toolwire/reorder"
+	}
+	if cfg.Lanes <= 0 {
+		cfg.Lanes = 16
+	}
+	if cfg.Consumer.MaxDeliver == 0 {
+		// A result waiting behind a gap is retried until the gap fills.
+		cfg.Consumer.MaxDeliver = -1
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("reorder: %w", err)
+	}
+	results, err := js.Stream(ctx, cfg.Space.ResultStream())
+	if err != nil {
+		return nil, fmt.Errorf("reorder: %w", err)
+	}
+	out, err := js.Stream(ctx, cfg.Space.OutStream())
+	if err != nil {
+		return nil, fmt.Errorf("reorder: %w", err)
+	}
+	return &Reorder{cfg: cfg, js: js, results: results, out: out}, nil
+}
+
+// Run consumes results until ctx is done.
+func (r *Reorder) Run(ctx context.Context) error {
+	sp := r.cfg.Space
+	cons, err := provision.Consumer(ctx, r.js, sp.ResultStream(), sp.ReorderConsumer(), sp.ResultAll(), r.cfg.Consumer)
+	if err != nil {
+		return fmt.Errorf("reorder: %w", err)
+	}
+	lanes := stage.NewLanes(context.WithoutCancel(ctx), r.cfg.Lanes, 64, r.handle)
+	defer lanes.Close()
+	return stage.Consume(ctx, cons, 256, r.cfg.Log, func(m jetstream.Msg) {
+		p, err := sp.ParseResult(m.Subject())
+		if err != nil {
+			lanes.Submit("", m)
+			return
+		}
+		lanes.Submit(p.Tenant+"."+p.Turn, m)
+	})
+}
+
+func (r *Reorder) handle(ctx context.Context, m jetstream.Msg) {
+	p, err := r.cfg.Space.ParseResult(m.Subject())
+	if err != nil {
+		stage.DeadLetter(ctx, r.js, r.cfg.Space, "", subjects.StageReorder, m, err, r.cfg.Log)
+		return
+	}
+	if p.Kind == subjects.KindEnd {
+		if _, _, err := schemas.Decode(m.Headers(), m.Data()); err != nil {
+			stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageReorder, m, err, r.cfg.Log)
+			return
+		}
+	}
+	cur, err := r.advance(ctx, p, m)
+	if err != nil {
+		r.cfg.Log.Warn("reorder: retrying", "subject", m.Subject(), "err", err)
+		_ = m.NakWithDelay(retryDelay(m))
+		return
+	}
+	if cur.done || (p.Kind != subjects.KindEnd && cur.delivered > p.Seq) {
+		_ = m.Ack()
+		return
+	}
+	// Behind a gap: another result (or the end) must come first. Whoever
+	// fills the gap walks on past this one; the retry is the safety net.
+	_ = m.NakWithDelay(retryDelay(m))
+}
+
+func retryDelay(m jetstream.Msg) time.Duration {
+	n := uint64(1)
+	if md, err := m.Metadata(); err == nil {
+		n = md.NumDelivered
+	}
+	return min(time.Duration(1<<min(n, 6))*50*time.Millisecond, 5*time.Second)
+}
+
+// cursor is a turn's out subject as last read.
+type cursor struct {
+	delivered int    // results appended so far
+	last      uint64 // stream sequence of the subject's last message (0: none)
+	done      bool   // turn_done appended
+}
+
+// maxRaces bounds the re-reads after losing an append to another instance.
+const maxRaces = 64
+
+// advance appends every result that is next in line, starting from the
+// cursor, and turn_done when the end is reached. m is the message in hand,
+// which saves reading it back from the stream.
+func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Msg) (cursor, error) {
+	cur, err := r.readCursor(ctx, p)
+	if err != nil {
+		return cur, err
+	}
+	races := 0
+	for !cur.done {
+		var h nats.Header
+		var body []byte
+		var done *schemas.TurnDone
+		switch {
+		case p.Kind != subjects.KindEnd && p.Seq == cur.delivered:
+			h, body = m.Headers(), m.Data()
+		default:
+			raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, cur.delivered))
+			switch {
+			case err == nil:
+				h, body = raw.Header, raw.Data
+			case errors.Is(err, jetstream.ErrMsgNotFound):
+				total, err := r.total(ctx, p, m)
+				if err != nil || total < 0 || total > cur.delivered {
+					return cur, err
+				}
+				done = &schemas.TurnDone{Results: cur.delivered}
+			default:
+				return cur, fmt.Errorf("reorder: read result %d: %w", cur.delivered, err)
+			}
+		}
+		if done != nil {
+			h, body, err = schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: -1}, done)
+			if err != nil {
+				return cur, err
+			}
+		}
+		ack, err := r.js.PublishMsg(ctx, &nats.Msg{Subject: r.cfg.Space.Out(p.Tenant, p.Turn), Header: h, Data: body},
+			jetstream.WithMsgID(subjects.OutMsgID(p.Tenant, p.Turn, cur.delivered)),
+			jetstream.WithExpectLastSequencePerSubject(cur.last))
+		if err == nil && !ack.Duplicate {
+			cur.last = ack.Sequence
+			if done != nil {
+				cur.done = true
+			} else {
+				cur.delivered++
+			}
+			continue
+		}
+		if err != nil && !stage.IsConflict(err) {
+			return cur, fmt.Errorf("reorder: append: %w", err)
+		}
+		// Another instance appended first: read where it left the cursor.
+		if races++; races > maxRaces {
+			return cur, errors.New("reorder: lost too many races for the turn's out subject")
+		}
+		if cur, err = r.readCursor(ctx, p); err != nil {
+			return cur, err
+		}
+	}
+	return cur, nil
+}
+
+// readCursor reads the turn's out subject's last message.
+func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, error) {
+	raw, err := r.out.GetLastMsgForSubject(ctx, r.cfg.Space.Out(p.Tenant, p.Turn))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return cursor{}, nil
+	}
+	if err != nil {
+		return cursor{}, fmt.Errorf("reorder: read cursor: %w", err)
+	}
+	if raw.Header.Get("ce-type") == schemas.TypeTurnDone {
+		return cursor{done: true, last: raw.Sequence}, nil
+	}
+	seq, err := strconv.Atoi(raw.Header.Get("ce-seq"))
+	if err != nil {
+		return cursor{}, fmt.Errorf("reorder: out message %d has no ce-seq", raw.Sequence)
+	}
+	return cursor{delivered: seq + 1, last: raw.Sequence}, nil
+}
+
+// total is the turn's number of calls from its end marker, -1 while unknown.
+func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m jetstream.Msg) (int, error) {
+	h, body := m.Headers(), m.Data()
+	if p.Kind != subjects.KindEnd {
+		raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return -1, nil
+		}
+		if err != nil {
+			return -1, fmt.Errorf("reorder: read end marker: %w", err)
+		}
+		h, body = raw.Header, raw.Data
+	}
+	_, data, err := schemas.Decode(h, body)
+	if err != nil {
+		return -1, err
+	}
+	end, ok := data.(*schemas.TurnEnd)
+	if !ok {
+		return -1, fmt.Errorf("reorder: end marker is %s", data.EventType())
+	}
+	return end.Calls, nil
+}

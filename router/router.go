@@ -1,0 +1,198 @@
+// Package router is the pipeline's central dispatch. For each tool_use it
+// resolves the tool, coerces and validates the input, answers unknown tools,
+// incomplete calls and invalid input with an error result without
+// dispatching them, registers the call in the turn's lease, and sends the
+// routed call to its pool's work queue. For turn_end it records the number
+// of calls in the lease and tells the reorder stage.
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/coercion"
+	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/provision"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/stage"
+	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool"
+)
+
+// EnvMaxConcurrency overrides the default per-turn concurrency limit.
+const EnvMaxConcurrency = "TOOLWIRE_MAX_TOOL_USE_CONCURRENCY"
+
+// MaxConcurrencyFromEnv reads EnvMaxConcurrency, falling back to def; a
+// value that is not a positive integer is an error naming the variable.
+func MaxConcurrencyFromEnv(def int) (int, error) {
+	v := os.Getenv(EnvMaxConcurrency)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", EnvMaxConcurrency, v)
+	}
+	return n, nil
+}
+
+// Route is where a tool's calls go.
+type Route struct {
+	Tool *tool.Tool
+	Pool string
+}
+
+// Config configures a router.
+type Config struct {
+	Space subjects.Space
+	// Tools are the tools this router knows; their calls go to Pool.
+	Tools *tool.Registry
+	// Pool hosts Tools (default subjects.DefaultPool).
+	Pool string
+	// MaxConcurrency is the per-turn default (default lease.DefaultMaxConcurrency).
+	MaxConcurrency int
+	// Source is the ce-source of events this router publishes.
+	Source string
+	// Lanes is the number of turns handled in parallel (default 16).
+	Lanes int
+	// Consumer sizes the shared durable consumer.
+	Consumer provision.ConsumerConfig
+	// LeaseTTL is the lease's idle lifetime.
+	LeaseTTL time.Duration
+	Log      *slog.Logger
+}
+
+// Router routes input events; many may run against one stream.
+type Router struct {
+	cfg     Config
+	js      jetstream.JetStream
+	store   *lease.Store
+	schemas map[string]*coercion.Schema
+}
+
+// New prepares a router on nc: it provisions the streams, binds the lease
+// and compiles every tool's input schema once.
+func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
+	if cfg.Tools == nil {
+		return nil, errors.New("router: no tools")
+	}
+	if cfg.Pool == "" {
+		cfg.Pool = subjects.DefaultPool
+	}
+	if cfg.MaxConcurrency <= 0 {
+		cfg.MaxConcurrency = lease.DefaultMaxConcurrency
+	}
+	if cfg.Source == "" {
+		cfg.Source = "/toolwire/router"
+	}
+	if cfg.Lanes <= 0 {
+		cfg.Lanes = 16
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	store, err := lease.NewStore(ctx, js, cfg.Space, cfg.LeaseTTL)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}}
+	for _, t := range cfg.Tools.Tools() {
+		s, err := coercion.Compile(t.InputSchema())
+		if err != nil {
+			return nil, fmt.Errorf("router: tool %s: %w", t.Name(), err)
+		}
+		r.schemas[t.Name()] = s
+	}
+	return r, nil
+}
+
+// Run consumes input events until ctx is done.
+func (r *Router) Run(ctx context.Context) error {
+	cons, err := provision.Consumer(ctx, r.js, r.cfg.Space.InStream(), r.cfg.Space.RouterConsumer(), r.cfg.Space.InAll(), r.cfg.Consumer)
+	if err != nil {
+		return fmt.Errorf("router: %w", err)
+	}
+	// Lanes keep working on what they were given after ctx ends, so that a
+	// drain finishes the messages it has rather than dropping them.
+	lanes := stage.NewLanes(context.WithoutCancel(ctx), r.cfg.Lanes, 64, r.handle)
+	defer lanes.Close()
+	return stage.Consume(ctx, cons, 256, r.cfg.Log, func(m jetstream.Msg) {
+		p, err := r.cfg.Space.ParseIn(m.Subject())
+		if err != nil {
+			lanes.Submit("", m)
+			return
+		}
+		lanes.Submit(p.Tenant+"."+p.Turn, m)
+	})
+}
+
+// handle processes one input event and acks, naks or dead-letters it.
+func (r *Router) handle(ctx context.Context, m jetstream.Msg) {
+	p, err := r.cfg.Space.ParseIn(m.Subject())
+	if err != nil {
+		stage.DeadLetter(ctx, r.js, r.cfg.Space, "", subjects.StageRouter, m, err, r.cfg.Log)
+		return
+	}
+	meta, data, err := schemas.Decode(m.Headers(), m.Data())
+	if err != nil {
+		r.poison(ctx, p, m, err)
+		return
+	}
+	switch d := data.(type) {
+	case *schemas.ToolUse:
+		err = r.use(ctx, p, meta, d)
+	case *schemas.TurnEnd:
+		err = r.end(ctx, p, d)
+	case *schemas.TurnCancel, *schemas.TurnDiscard:
+		// Interrupts and discards are handled by a later stage of the
+		// design; acknowledging keeps them replayable in the stream.
+		err = nil
+	default:
+		err = &schemas.FieldError{Field: "ce-type", Reason: fmt.Sprintf("%s is not an input event", meta.Type)}
+		stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, err, r.cfg.Log)
+		return
+	}
+	if err != nil {
+		r.cfg.Log.Warn("router: retrying", "subject", m.Subject(), "err", err)
+		_ = m.NakWithDelay(retryDelay(m))
+		return
+	}
+	_ = m.Ack()
+}
+
+// poison dead-letters an undecodable event; when the subject and the ce-seq
+// header still say which call it was, the call gets an error result so the
+// turn can complete.
+func (r *Router) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg, cause error) {
+	stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, cause, r.cfg.Log)
+	if p.Kind != subjects.KindUse || subjects.CheckToken("tenant", p.Tenant) != nil || subjects.CheckToken("turn", p.Turn) != nil {
+		return
+	}
+	seq, err := strconv.Atoi(m.Headers().Get("ce-seq"))
+	if err != nil || seq < 0 {
+		return
+	}
+	use := &schemas.ToolUse{Seq: seq, ToolUseID: "unknown"}
+	if err := r.reject(ctx, p, use, "malformed tool_use event: "+cause.Error()); err != nil {
+		r.cfg.Log.Error("router: could not answer a malformed call", "subject", m.Subject(), "err", err)
+	}
+}
+
+func retryDelay(m jetstream.Msg) time.Duration {
+	n := uint64(1)
+	if md, err := m.Metadata(); err == nil {
+		n = md.NumDelivered
+	}
+	return min(time.Duration(n)*100*time.Millisecond, 5*time.Second)
+}

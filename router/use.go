@@ -1,0 +1,141 @@
+package router
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/coercion"
+	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/sanitizer"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// use routes one call or answers it with an error result.
+func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, u *schemas.ToolUse) error {
+	if !u.Complete {
+		why := u.Error
+		if why == "" {
+			why = "the model's stream ended before this tool call was complete"
+		}
+		return r.reject(ctx, p, u, "Tool call incomplete, not executed: "+why)
+	}
+	t, ok := r.cfg.Tools.Lookup(u.Name)
+	if !ok {
+		return r.reject(ctx, p, u, "No such tool available: "+u.Name)
+	}
+	args, repaired := json.RawMessage(u.Input), false
+	if len(args) == 0 {
+		var err error
+		args, repaired, err = coercion.ParseRaw(u.RawInput)
+		if err != nil {
+			return r.reject(ctx, p, u, "Invalid tool arguments: "+err.Error())
+		}
+	}
+	args, err := r.schemas[t.Name()].Apply(args)
+	if err != nil {
+		var ve *coercion.ValidationError
+		if errors.As(err, &ve) {
+			return r.reject(ctx, p, u, err.Error())
+		}
+		return r.reject(ctx, p, u, "Invalid tool arguments: "+err.Error())
+	}
+	pool := r.cfg.Pool
+	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(u), func(l *schemas.Lease) error {
+		c := l.Call(u.Seq)
+		if c.State != schemas.CallUnknown {
+			// A redelivery: the call is registered; only the dispatch
+			// publish below may still be missing (it is idempotent).
+			return lease.ErrNoChange
+		}
+		c.State, c.Tool, c.Pool = schemas.CallRouted, t.Name(), pool
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: t.Name(), Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired}
+	return r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), subjects.DispatchMsgID(p.Tenant, p.Turn, u.Seq), p, meta.TraceParent, u.Seq, d)
+}
+
+// fresh makes the lease of a turn this router sees first.
+func (r *Router) fresh(u *schemas.ToolUse) func() *schemas.Lease {
+	return func() *schemas.Lease {
+		m := r.cfg.MaxConcurrency
+		if u != nil && u.MaxConcurrency > 0 {
+			m = u.MaxConcurrency
+		}
+		return schemas.NewLease(m, time.Now())
+	}
+}
+
+// reject answers a call that will not run. The result is published before
+// the lease marks the call done: a crash in between redelivers the event,
+// and the second result publish is dropped as a duplicate.
+func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string) error {
+	now := time.Now().UTC()
+	res := &schemas.ToolResult{
+		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, IsError: true,
+		Content:   sanitizer.Error(why, sanitizer.Options{}),
+		StartedAt: now, FinishedAt: now, Worker: "router",
+	}
+	err := r.publish(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq), subjects.ResultMsgID(p.Tenant, p.Turn, u.Seq), p, "", u.Seq, res)
+	if err != nil && !r.resultExists(ctx, p, u.Seq) {
+		return err
+	}
+	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(u), func(l *schemas.Lease) error {
+		c := l.Call(u.Seq)
+		if c.State == schemas.CallDone {
+			return lease.ErrNoChange
+		}
+		c.State, c.Tool = schemas.CallDone, u.Name
+		return nil
+	})
+	return err
+}
+
+// end records the turn's number of calls and forwards the end to reorder.
+func (r *Router) end(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd) error {
+	_, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(nil), func(l *schemas.Lease) error {
+		if l.Total >= 0 {
+			return lease.ErrNoChange
+		}
+		l.Total = e.Calls
+		if e.Calls > 0 {
+			l.Call(e.Calls - 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return r.publish(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn), subjects.ResultEndMsgID(p.Tenant, p.Turn), p, "", -1, e)
+}
+
+// resultExists tells a refused result publish (the call already has one)
+// from a failed one.
+func (r *Router) resultExists(ctx context.Context, p subjects.Parsed, seq int) bool {
+	s, err := r.js.Stream(ctx, r.cfg.Space.ResultStream())
+	if err != nil {
+		return false
+	}
+	_, err = s.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, seq))
+	return err == nil
+}
+
+func (r *Router) publish(ctx context.Context, subject, msgID string, p subjects.Parsed, trace string, seq int, data schemas.Data) error {
+	h, body, err := schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq, TraceParent: trace}, data)
+	if err != nil {
+		return fmt.Errorf("router: encode %s: %w", data.EventType(), err)
+	}
+	_, err = r.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: body}, jetstream.WithMsgID(msgID))
+	if err != nil {
+		return fmt.Errorf("router: publish %s: %w", subject, err)
+	}
+	return nil
+}
