@@ -75,7 +75,9 @@ type StreamSummary struct {
 	Calls      int
 	StopReason string
 	// Err is the stream's own failure (an error event, a cut-off), if any.
-	Err       string
+	Err string
+	// Uses are the calls as parsed, by seq.
+	Uses      []modelstream.Call
 	StartedAt time.Time
 	EndedAt   time.Time
 }
@@ -90,6 +92,7 @@ func (c *Client) SubmitStream(ctx context.Context, turn string, parser modelstre
 	sum := StreamSummary{StartedAt: time.Now().UTC()}
 	h := modelstream.HandlerFuncs{
 		OnCall: func(ctx context.Context, call modelstream.Call) error {
+			sum.Uses = append(sum.Uses, call)
 			return c.publishUse(ctx, turn, call, opts)
 		},
 		OnEnd: func(ctx context.Context, e modelstream.End) error {

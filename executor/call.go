@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -74,19 +75,20 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 		return e.finish(work, c, e.errorResult(c, time.Now(), 0, fmt.Sprintf("No such tool available: %s (not hosted by pool %s)", c.d.Tool, e.cfg.Pool)))
 	}
 	c.t = t
-	c.safe = t.IsConcurrencySafe(c.d.Input)
-	c.readOnly = t.IsReadOnly(c.d.Input)
+	c.safe = t.IsConcurrencySafe(json.RawMessage(c.d.Input))
+	c.readOnly = t.IsReadOnly(json.RawMessage(c.d.Input))
 
-	next, release, err := e.watcher.Watch(c.p.Tenant, c.p.Turn)
+	w, err := e.watcher.Watch(c.p.Tenant, c.p.Turn)
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer w.Release()
 	keepAlive := time.NewTicker(e.keepAliveEvery())
 	defer keepAlive.Stop()
+	stale := 0
 	for {
-		changed := next()
-		st, attempt, tc, err := e.claim(work, c)
+		changed := w.Changed()
+		st, attempt, tc, seen, err := e.claim(work, c)
 		if err != nil {
 			return err
 		}
@@ -98,6 +100,14 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 		case stepRun:
 			return e.run(work, c, attempt, tc)
 		}
+		if seen < w.Latest() && stale < 20 {
+			// A write we were told of is not readable yet: read again
+			// shortly rather than wait for a change that already came.
+			stale++
+			time.Sleep(time.Duration(50<<min(stale, 6)) * time.Microsecond)
+			continue
+		}
+		stale = 0
 		wait := time.NewTimer(e.cfg.Recheck)
 		select {
 		case <-changed:
@@ -122,9 +132,9 @@ func (e *Executor) keepAliveEvery() time.Duration {
 
 // claim classifies the call in the lease and, when the start rule allows,
 // takes it for this worker, all in one compare-and-set.
-func (e *Executor) claim(ctx context.Context, c *call) (st step, attempt int, tc tool.TurnContext, err error) {
+func (e *Executor) claim(ctx context.Context, c *call) (st step, attempt int, tc tool.TurnContext, seen uint64, err error) {
 	seq := c.d.Seq
-	_, _, err = e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
+	l, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
 		st, attempt = stepWait, 0
 		tc = tool.TurnContext{WorkDir: l.WorkDir, PermissionMode: l.PermissionMode, Version: l.ContextVersion}
 		if tc.WorkDir == "" {
@@ -173,9 +183,12 @@ func (e *Executor) claim(ctx context.Context, c *call) (st step, attempt int, tc
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		// The lease expired or was never written: nothing can order this
 		// call any more, so answer it rather than run it blind.
-		return stepInterrupted, 0, tc, nil
+		return stepInterrupted, 0, tc, 0, nil
 	}
-	return st, attempt, tc, err
+	if l != nil {
+		seen = l.Version
+	}
+	return st, attempt, tc, seen, err
 }
 
 // run executes a claimed call, renewing the claim while it runs, then
@@ -200,7 +213,7 @@ func (e *Executor) invoke(ctx context.Context, c *call, tc tool.TurnContext) (to
 	timeout = min(timeout, e.cfg.MaxTimeout)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := c.t.Call(cctx, c.d.Input, tc, nil)
+	res, err := c.t.Call(cctx, json.RawMessage(c.d.Input), tc, nil)
 	if err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
 		err = fmt.Errorf("%s timed out after %s: %w", c.t.Name(), timeout, err)
 	}

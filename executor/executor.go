@@ -25,7 +25,6 @@ import (
 	"github.com/nats-io/nuid"
 	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/provision"
-	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/stage"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"

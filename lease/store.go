@@ -114,6 +114,7 @@ func (s *Store) UpdateFrom(ctx context.Context, tenant, turn string, l *schemas.
 // publishes to the KV subject itself because kv.Update cannot set a per-key
 // TTL and would drop the one Create set (nats-notes §2).
 func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease, rev uint64) (uint64, error) {
+	l.Version++
 	b, err := schemas.EncodeLease(l)
 	if err != nil {
 		return 0, err

@@ -23,7 +23,7 @@ import (
 )
 
 // Dialer opens a new connection for one stage instance.
-type Dialer func(name string) (*nats.Conn, error)
+type Dialer func(name string, opts ...nats.Option) (*nats.Conn, error)
 
 // Config says how many instances of each stage to run and with what.
 type Config struct {

@@ -177,7 +177,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 				return cur, err
 			}
 		}
-		ack, err := r.js.PublishMsg(ctx, &nats.Msg{Subject: r.cfg.Space.Out(p.Tenant, p.Turn), Header: h, Data: body},
+		ack, err := r.js.PublishMsg(ctx, &nats.Msg{Subject: r.cfg.Space.Out(p.Tenant, p.Turn), Header: schemas.EventHeaders(h), Data: body},
 			jetstream.WithMsgID(subjects.OutMsgID(p.Tenant, p.Turn, cur.delivered)),
 			jetstream.WithExpectLastSequencePerSubject(cur.last))
 		if err == nil && !ack.Duplicate {

@@ -1,9 +1,7 @@
 package schemas
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -189,33 +187,45 @@ func Decode(h nats.Header, body []byte) (Meta, Data, error) {
 			return meta, nil, &FieldError{Field: hdrSeq, Reason: fmt.Sprintf("not a non-negative integer: %q", seq)}
 		}
 	}
-	if meta.ContentType, err = get(hdrContentType, false); err != nil {
+	ct, err := get(hdrContentType, false)
+	if err != nil {
 		return meta, nil, err
 	}
 	data, err := newData(meta.Type)
 	if err != nil {
 		return meta, nil, err
 	}
-	switch meta.ContentType {
-	case ContentMsgpack, "":
-		meta.ContentType = ContentMsgpack
-		if err := msgpack.Unmarshal(body, data); err != nil {
-			return meta, nil, blame(meta.Type, body, err)
-		}
-	case ContentJSON:
-		dec := json.NewDecoder(bytes.NewReader(body))
-		if err := dec.Decode(data); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) && te.Field != "" {
-				return meta, nil, &FieldError{Field: te.Field, Reason: fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value), Err: err}
-			}
-			return meta, nil, &FieldError{Field: "data", Reason: "not a JSON object of " + meta.Type, Err: err}
-		}
-	default:
-		return meta, nil, &FieldError{Field: hdrContentType, Reason: fmt.Sprintf("unsupported %q (use %s or %s)", meta.ContentType, ContentMsgpack, ContentJSON)}
+	if meta.ContentType, err = mediaType(ct); err != nil {
+		return meta, nil, err
+	}
+	if err := unmarshalData(meta.ContentType, body, data); err != nil {
+		return meta, nil, err
 	}
 	if err := data.Validate(); err != nil {
 		return meta, nil, err
 	}
 	return meta, data, nil
+}
+
+// Headers a dead-lettered message carries besides its own.
+const (
+	// HeaderDLQReason says why the stage gave up on the message.
+	HeaderDLQReason = "Tw-Dlq-Reason"
+	// HeaderDLQSubject is the subject the message was first published on.
+	HeaderDLQSubject = "Tw-Dlq-Subject"
+	// HeaderDLQStage is the stage that gave up.
+	HeaderDLQStage = "Tw-Dlq-Stage"
+)
+
+// EventHeaders copies the CloudEvents headers of h and nothing else, for
+// forwarding an event: the server's own headers on a stored message
+// (Nats-Subject, Nats-Sequence, Nats-Msg-Id, ...) must not travel with it.
+func EventHeaders(h nats.Header) nats.Header {
+	out := make(nats.Header, len(h))
+	for k, v := range h {
+		if len(k) > 3 && (k[:3] == "ce-" || k[:3] == "Ce-") {
+			out[k] = v
+		}
+	}
+	return out
 }

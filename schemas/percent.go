@@ -1,8 +1,10 @@
 package schemas
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // percentEncode applies the NATS binding's header rule: space, '"', '%' and
@@ -37,9 +39,14 @@ func percentEncode(s string) string {
 
 func needsEscape(c byte) bool { return c <= 0x20 || c >= 0x7F || c == '"' || c == '%' }
 
-// percentDecode reverses percentEncode; a malformed escape is an error.
+// percentDecode reverses percentEncode; a malformed escape is an error, and
+// so is a result that is not UTF-8, since CloudEvents attributes are Unicode
+// strings and %FF would otherwise reach logs and subjects as a broken one.
 func percentDecode(s string) (string, error) {
 	if !strings.Contains(s, "%") {
+		if err := checkUTF8(s); err != nil {
+			return "", err
+		}
 		return s, nil
 	}
 	var b strings.Builder
@@ -59,7 +66,18 @@ func percentDecode(s string) (string, error) {
 		b.WriteByte(hi<<4 | lo)
 		i += 2
 	}
-	return b.String(), nil
+	out := b.String()
+	if err := checkUTF8(out); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+func checkUTF8(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("not UTF-8")
+	}
+	return nil
 }
 
 func unhex(c byte) (byte, bool) {

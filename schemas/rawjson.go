@@ -61,6 +61,10 @@ func (r *RawJSON) DecodeMsgpack(dec *msgpack.Decoder) error {
 		if !json.Valid(b) {
 			return errNotJSON
 		}
+		if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+			*r = nil // as UnmarshalJSON does, so that null counts as absent in both encodings
+			return nil
+		}
 		*r = b
 		return nil
 	default:

@@ -1,0 +1,55 @@
+package localrun
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/toolwire/toolwire/schemas"
+)
+
+// ResultLine is one line of `toolwire run` output: a result as delivered.
+type ResultLine struct {
+	Seq        int    `json:"seq"`
+	ToolUseID  string `json:"tool_use_id"`
+	Name       string `json:"name"`
+	IsError    bool   `json:"is_error"`
+	Content    string `json:"content"`
+	StartedAt  string `json:"started_at"`
+	FinishedAt string `json:"finished_at"`
+	Worker     string `json:"worker"`
+	Attempt    int    `json:"attempt"`
+}
+
+// DoneLine is the last line of `toolwire run` output.
+type DoneLine struct {
+	TurnDone        bool   `json:"turn_done"`
+	Calls           int    `json:"calls"`
+	StreamStartedAt string `json:"stream_started_at"`
+	StreamEndedAt   string `json:"stream_ended_at"`
+	StopReason      string `json:"stop_reason,omitempty"`
+	StreamError     string `json:"stream_error,omitempty"`
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// WriteResult writes a result as one JSON line.
+func WriteResult(w io.Writer, r *schemas.ToolResult) error {
+	return json.NewEncoder(w).Encode(ResultLine{
+		Seq: r.Seq, ToolUseID: r.ToolUseID, Name: r.Name, IsError: r.IsError, Content: r.Content,
+		StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt), Worker: r.Worker, Attempt: r.Attempt,
+	})
+}
+
+// WriteDone writes the turn's closing JSON line.
+func WriteDone(w io.Writer, rep *Report) error {
+	calls := 0
+	if rep.Done != nil {
+		calls = rep.Done.Results
+	}
+	return json.NewEncoder(w).Encode(DoneLine{
+		TurnDone: rep.Done != nil, Calls: calls,
+		StreamStartedAt: stamp(rep.Stream.StartedAt), StreamEndedAt: stamp(rep.Stream.EndedAt),
+		StopReason: rep.Stream.StopReason, StreamError: rep.Stream.Err,
+	})
+}

@@ -1,0 +1,169 @@
+// Package localrun runs one turn through a private, in-process pipeline on
+// an embedded server in a temporary directory: what `toolwire run` and
+// `toolwire demo` do. Everything is real — JetStream, the stages, the tools
+// — and all of it is gone when Run returns.
+package localrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/anthropic"
+	"github.com/toolwire/toolwire/modelstream/sse"
+	"github.com/toolwire/toolwire/pipeline"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool"
+)
+
+// ErrUnknownFormat is returned for a stream format toolwire cannot parse.
+var ErrUnknownFormat = errors.New("localrun: unknown stream format")
+
+// Parser returns the stream parser of a format name.
+func Parser(format string) (modelstream.Parser, error) {
+	switch format {
+	case "anthropic":
+		return anthropic.New(), nil
+	}
+	return nil, fmt.Errorf("%w %q (known: anthropic)", ErrUnknownFormat, format)
+}
+
+// Options describe one run.
+type Options struct {
+	Format string
+	// Stream is the model's response as it came over the wire.
+	Stream []byte
+	// Pace is a pause between SSE events, to replay a stream at model speed.
+	Pace time.Duration
+	// WorkDir is the calls' working directory (default: the current one).
+	WorkDir string
+	Tools   *tool.Registry
+	// Executors and Reorders count stage instances (default 1 each).
+	Executors int
+	Reorders  int
+	// MaxConcurrency is the turn's limit (0: environment or default).
+	MaxConcurrency int
+	// Timeout bounds the whole turn (default 10 minutes).
+	Timeout time.Duration
+}
+
+// Report is what happened to the turn.
+type Report struct {
+	Turn    string
+	Stream  client.StreamSummary
+	Results []*schemas.ToolResult
+	Done    *schemas.TurnDone
+	// Received is when each result reached the client, by seq.
+	Received []time.Time
+}
+
+// Run runs a turn and calls onResult for each result as the agent receives it.
+func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*Report, error) {
+	parser, err := Parser(o.Format)
+	if err != nil {
+		return nil, err
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.WorkDir == "" {
+		if o.WorkDir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+
+	dir, err := os.MkdirTemp("", "toolwire-run-")
+	if err != nil {
+		return nil, fmt.Errorf("localrun: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	srv, err := embedded.Start(embedded.Options{StoreDir: dir, MaxMemory: 256 << 20, MaxStore: 1 << 30})
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Shutdown()
+	space := subjects.Default()
+	p, err := pipeline.Start(ctx, srv.Connect, pipeline.Config{
+		Space: space, Tools: o.Tools, Executors: o.Executors, Reorders: o.Reorders,
+		MaxConcurrency: o.MaxConcurrency, WorkDir: o.WorkDir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Stop()
+	nc, err := srv.Connect("toolwire-run-client")
+	if err != nil {
+		return nil, err
+	}
+	defer nc.Close()
+	cl, err := client.New(nc, client.Config{Space: space})
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Turn: client.NewTurnID()}
+
+	type submission struct {
+		sum client.StreamSummary
+		err error
+	}
+	submitted := make(chan submission, 1)
+	go func() {
+		sum, err := cl.SubmitStream(ctx, rep.Turn, parser, paced(ctx, o.Stream, o.Pace), client.TurnOptions{MaxConcurrency: o.MaxConcurrency})
+		submitted <- submission{sum, err}
+	}()
+	for d, err := range cl.Results(ctx, rep.Turn) {
+		if err != nil {
+			return rep, fmt.Errorf("localrun: waiting for results: %w", err)
+		}
+		if d.Done != nil {
+			rep.Done = d.Done
+			break
+		}
+		rep.Results = append(rep.Results, d.Result)
+		rep.Received = append(rep.Received, d.At)
+		if onResult != nil {
+			onResult(d.Result)
+		}
+	}
+	sub := <-submitted
+	rep.Stream = sub.sum
+	return rep, sub.err
+}
+
+// paced feeds stream through a pipe, pausing between SSE events.
+func paced(ctx context.Context, stream []byte, pace time.Duration) io.Reader {
+	if pace <= 0 {
+		return bytes.NewReader(stream)
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		t := time.NewTimer(0)
+		defer t.Stop()
+		for i, chunk := range sse.Split(stream) {
+			if i > 0 {
+				t.Reset(pace)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					pw.CloseWithError(ctx.Err())
+					return
+				}
+			}
+			if _, err := pw.Write(chunk); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	return pr
+}

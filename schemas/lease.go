@@ -1,0 +1,112 @@
+package schemas
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// CallState is where a call is in its life, as recorded in the turn's lease.
+type CallState uint8
+
+// Call states, in the only order a call moves through them.
+const (
+	// CallUnknown: the call's slot exists but the call has not been routed.
+	CallUnknown CallState = iota
+	// CallRouted: dispatched to a pool; its safe flag is not known yet.
+	CallRouted
+	// CallReady: classified (safe flag known), waiting for the start rule.
+	CallReady
+	// CallRunning: started by a worker, which renews Deadline while it runs.
+	CallRunning
+	// CallDone: its result is published.
+	CallDone
+)
+
+// String names the state as it appears in logs.
+func (s CallState) String() string {
+	switch s {
+	case CallUnknown:
+		return "unknown"
+	case CallRouted:
+		return "routed"
+	case CallReady:
+		return "ready"
+	case CallRunning:
+		return "running"
+	case CallDone:
+		return "done"
+	}
+	return fmt.Sprintf("state(%d)", uint8(s))
+}
+
+// LeaseCall is one call's entry in a turn's lease.
+type LeaseCall struct {
+	State CallState `msgpack:"s"`
+	Safe  bool      `msgpack:"f,omitempty"`
+	// ReadOnly calls may run again after a worker died; others may not.
+	ReadOnly bool   `msgpack:"r,omitempty"`
+	Tool     string `msgpack:"t,omitempty"`
+	Pool     string `msgpack:"p,omitempty"`
+	Worker   string `msgpack:"w,omitempty"`
+	// Deadline (Unix ms) of a running call: past it the worker counts as dead.
+	Deadline int64 `msgpack:"d,omitempty"`
+	Attempts int   `msgpack:"a,omitempty"`
+}
+
+// Lease is a turn's shared state: the only state the stages share besides
+// the streams. It changes only by compare-and-set on its KV revision.
+type Lease struct {
+	// Version counts the writes of the lease. A reader that was told of a
+	// write (by a core-NATS notification, which can arrive before the write
+	// is readable) knows its read is stale while Version is below it.
+	Version        uint64 `msgpack:"v"`
+	MaxConcurrency int    `msgpack:"m"`
+	// Total is the number of calls once turn_end is seen, -1 before.
+	Total int         `msgpack:"n"`
+	Calls []LeaseCall `msgpack:"c"`
+	// Context is the turn context calls run with.
+	WorkDir        string `msgpack:"wd,omitempty"`
+	PermissionMode string `msgpack:"pm,omitempty"`
+	ContextVersion int64  `msgpack:"cv,omitempty"`
+	// Created is when the lease was made (Unix ms), for age and debugging.
+	Created int64 `msgpack:"ct,omitempty"`
+}
+
+// NewLease returns the lease of a turn that has just been seen.
+func NewLease(maxConcurrency int, now time.Time) *Lease {
+	return &Lease{MaxConcurrency: maxConcurrency, Total: -1, Created: now.UnixMilli()}
+}
+
+// Call returns the entry of call seq, growing the list as needed.
+func (l *Lease) Call(seq int) *LeaseCall {
+	for len(l.Calls) <= seq {
+		l.Calls = append(l.Calls, LeaseCall{})
+	}
+	return &l.Calls[seq]
+}
+
+// EncodeLease is the KV value of a lease.
+func EncodeLease(l *Lease) ([]byte, error) { return msgpack.Marshal(l) }
+
+// DecodeLease reads a KV value written by EncodeLease.
+func DecodeLease(b []byte) (*Lease, error) {
+	l := &Lease{}
+	if err := msgpack.Unmarshal(b, l); err != nil {
+		return nil, &FieldError{Field: "lease", Reason: "not a msgpack lease", Err: err}
+	}
+	return l, nil
+}
+
+// LeaseVersion reads only the Version of an encoded lease, cheaply; ok is
+// false when b is not a lease.
+func LeaseVersion(b []byte) (v uint64, ok bool) {
+	var l struct {
+		Version uint64 `msgpack:"v"`
+	}
+	if err := msgpack.Unmarshal(b, &l); err != nil {
+		return 0, false
+	}
+	return l.Version, true
+}
