@@ -18,14 +18,15 @@ import (
 	"github.com/toolwire/toolwire/schemas"
 )
 
-// Stream is the bundled Anthropic Messages stream: text, then six tool_use
-// blocks (three safe, one that writes, two safe).
+// Stream is the bundled Anthropic Messages stream (made by gen_stream.py):
+// text, then six tool_use blocks — three read-only, one that writes, two
+// read-only.
 //
 //go:embed stream.sse
 var Stream []byte
 
 // Pace is the pause between SSE events, about the speed a model streams.
-const Pace = 25 * time.Millisecond
+const Pace = 15 * time.Millisecond
 
 // Setup writes the small project the demo's calls work on into dir.
 func Setup(dir string) error {
@@ -68,14 +69,18 @@ func Render(w io.Writer, rep *localrun.Report) {
 	ms := func(t time.Time) string { return fmt.Sprintf("%6.0fms", float64(t.Sub(t0))/float64(time.Millisecond)) }
 
 	fmt.Fprintf(w, "Timeline (0 = first byte of the model's stream; the stream ended at %s)\n\n", strings.TrimSpace(ms(rep.Stream.EndedAt)))
-	fmt.Fprintf(w, "  %-3s %-44s %-8s %-8s %s\n", "seq", "call", "start", "end", "")
+	fmt.Fprintf(w, "  %-3s %-44s %-6s %-7s %-7s\n", "seq", "call", "safe", "start", "end")
 	for _, r := range rep.Results {
 		bar := []byte(strings.Repeat(" ", timelineWidth))
 		bar[col(rep.Stream.EndedAt)] = '|'
 		for c := col(r.StartedAt); c <= col(r.FinishedAt); c++ {
 			bar[c] = '#'
 		}
-		fmt.Fprintf(w, "  %-3d %-44s %s %s [%s] %s\n", r.Seq, clip(label(rep, r), 44), ms(r.StartedAt), ms(r.FinishedAt), bar, together(rep.Results, r))
+		safe := "no"
+		if r.Safe {
+			safe = "yes"
+		}
+		fmt.Fprintf(w, "  %-3d %-44s %-4s %s %s [%s] %s\n", r.Seq, clip(label(rep, r), 44), safe, ms(r.StartedAt), ms(r.FinishedAt), bar, together(rep.Results, r))
 	}
 	fmt.Fprintf(w, "\n  '|' marks the end of the model's stream: calls left of it started while the model was still talking.\n")
 	fmt.Fprintf(w, "  The first result was ready %s after the stream began.\n\n", strings.TrimSpace(ms(rep.Results[0].FinishedAt)))

@@ -1,0 +1,21 @@
+// Command toolwire runs the tool calls of LLM agents as an event-driven
+// pipeline on NATS JetStream. This package only wires flags to packages.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRoot().ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "toolwire:", err)
+		stop()
+		os.Exit(1)
+	}
+}

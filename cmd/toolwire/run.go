@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/toolwire/toolwire/localrun"
+	"github.com/toolwire/toolwire/schemas"
+)
+
+func newRun() *cobra.Command {
+	var (
+		format, stream, workdir string
+		pace, timeout           time.Duration
+		testTools               bool
+		executors, maxConc      int
+	)
+	cmd := &cobra.Command{
+		Use:   "run --format anthropic --stream FILE",
+		Short: "Run one model stream through a private in-process pipeline and print the results as JSON lines",
+		Long: `run starts a private embedded NATS server in a temporary directory, runs every
+stage in-process, feeds the stream (pausing --pace between SSE events) and prints
+each result, in delivery order, as one JSON object per line, then a turn_done line.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if stream == "" {
+				return fmt.Errorf("run: --stream FILE is required")
+			}
+			data, err := os.ReadFile(stream)
+			if err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			reg, err := registry(testTools)
+			if err != nil {
+				return err
+			}
+			mc, err := maxConcurrency(maxConc)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			var werr error
+			rep, err := localrun.Run(cmd.Context(), localrun.Options{
+				Format: format, Stream: data, Pace: pace, WorkDir: workdir, Tools: reg,
+				Executors: executors, MaxConcurrency: mc, Timeout: timeout,
+			}, func(r *schemas.ToolResult) {
+				if werr == nil {
+					werr = localrun.WriteResult(out, r)
+				}
+			})
+			if err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			if werr != nil {
+				return fmt.Errorf("run: writing results: %w", werr)
+			}
+			return localrun.WriteDone(out, rep)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "anthropic", "stream format: anthropic")
+	f.StringVar(&stream, "stream", "", "file holding the model's response stream (SSE)")
+	f.DurationVar(&pace, "pace", 0, "pause between SSE events, to replay at model speed")
+	f.StringVar(&workdir, "workdir", "", "working directory of the calls (default: current)")
+	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
+	f.IntVar(&executors, "executors", 1, "executor workers")
+	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default $TOOLWIRE_MAX_TOOL_USE_CONCURRENCY or 10)")
+	f.DurationVar(&timeout, "timeout", 10*time.Minute, "give up on the turn after this long")
+	return cmd
+}
