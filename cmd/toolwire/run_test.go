@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolwire/toolwire/localrun"
+)
+
+// fixtures is where the captured model streams live: shared/ beside the repo.
+const fixtures = "../../../shared/fixtures/streams"
+
+// runCLI runs `toolwire args...` in-process and returns stdout and the error.
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	root := newRoot()
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetArgs(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := root.ExecuteContext(ctx)
+	return out.String(), err
+}
+
+type outLines struct {
+	results []localrun.ResultLine
+	done    localrun.DoneLine
+}
+
+func parseLines(t *testing.T, out string) outLines {
+	t.Helper()
+	var o outLines
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i, line := range lines {
+		if i == len(lines)-1 {
+			if err := json.Unmarshal([]byte(line), &o.done); err != nil || !o.done.TurnDone {
+				t.Fatalf("last line is not turn_done: %q (%v)", line, err)
+			}
+			break
+		}
+		var r localrun.ResultLine
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("line %d: %v: %q", i, err, line)
+		}
+		o.results = append(o.results, r)
+	}
+	return o
+}
+
+func stamp(t *testing.T, s string) time.Time {
+	t.Helper()
+	ts, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// TestRunFixtures runs every captured Anthropic stream through `toolwire run`.
+// Their tools (get_weather, ...) are not toolwire's, so each call is answered
+// "No such tool available" by the router, in order; the stream cut off by
+// max_tokens gives an "incomplete" result and is not run.
+func TestRunFixtures(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(fixtures, "anthropic_*.sse"))
+	if len(files) == 0 {
+		t.Skipf("no fixtures under %s (shared/ is not beside the repository)", fixtures)
+	}
+	wantCalls := map[string][]string{
+		"anthropic_text_then_tool_use.sse":      {"get_weather"},
+		"anthropic_tool_use_only_haiku45.sse":   {"get_weather"},
+		"anthropic_parallel_tool_use.sse":       {"secret_retrieval_tool", "secret_retrieval_tool"},
+		"anthropic_max_tokens_mid_tool_use.sse": {"make_file"},
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			out, err := runCLI(t, "run", "--format", "anthropic", "--stream", f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := parseLines(t, out)
+			want, ok := wantCalls[name]
+			if !ok {
+				t.Fatalf("no expectation for %s", name)
+			}
+			if len(o.results) != len(want) || o.done.Calls != len(want) {
+				t.Fatalf("%d results, turn_done calls %d; want %d\n%s", len(o.results), o.done.Calls, len(want), out)
+			}
+			for i, r := range o.results {
+				if r.Seq != i || r.Name != want[i] || !r.IsError || r.Worker != "router" || r.Attempt != 0 {
+					t.Errorf("result %d: %+v", i, r)
+				}
+				if name == "anthropic_max_tokens_mid_tool_use.sse" {
+					if !strings.Contains(r.Content, "incomplete") {
+						t.Errorf("cut-off call: %q does not say incomplete", r.Content)
+					}
+				} else if !strings.Contains(r.Content, "No such tool available: "+want[i]) {
+					t.Errorf("result %d: %q", i, r.Content)
+				}
+			}
+			if name == "anthropic_max_tokens_mid_tool_use.sse" && o.done.StopReason != "max_tokens" {
+				t.Errorf("stop reason %q", o.done.StopReason)
+			}
+		})
+	}
+}
+
+// sleepStream is an Anthropic stream of Bash calls `sleep S && echo N`.
+func sleepStream(n int, secs string) string {
+	var b strings.Builder
+	ev := func(kind, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", kind, data) }
+	ev("message_start", `{"type":"message_start","message":{"id":"msg_pace","type":"message","role":"assistant","content":[],"stop_reason":null}}`)
+	for i := range n {
+		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_pace_%d","name":"Bash","input":{}}}`, i, i))
+		args, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("sleep %s && echo %d", secs, i)})
+		partial, _ := json.Marshal(string(args))
+		ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, partial))
+		ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
+	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`)
+	ev("message_stop", `{"type":"message_stop"}`)
+	return b.String()
+}
+
+// TestRunPacedStreamStartsEarly: with the stream replayed at 50 ms an event,
+// the first call starts before the stream ends and the three read-only
+// calls run together.
+func TestRunPacedStreamStartsEarly(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "three.sse")
+	// The acceptance check uses 0.5 s sleeps; 1.5 s keeps the overlap
+	// certain on a loaded machine.
+	if err := os.WriteFile(f, []byte(sleepStream(3, "1.5")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "run", "--format", "anthropic", "--stream", f, "--pace", "50ms", "--workdir", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := parseLines(t, out)
+	if len(o.results) != 3 {
+		t.Fatalf("%d results:\n%s", len(o.results), out)
+	}
+	ended := stamp(t, o.done.StreamEndedAt)
+	if first := stamp(t, o.results[0].StartedAt); !first.Before(ended) {
+		t.Errorf("first call started at %s, not before the stream ended at %s", first, ended)
+	}
+	for i, a := range o.results {
+		if a.IsError || strings.TrimSpace(a.Content) != fmt.Sprint(i) {
+			t.Errorf("result %d: %+v", i, a)
+		}
+		for _, b := range o.results[i+1:] {
+			if !stamp(t, b.StartedAt).Before(stamp(t, a.FinishedAt)) {
+				t.Errorf("calls %d and %d did not overlap: %s ends, %s starts", a.Seq, b.Seq, a.FinishedAt, b.StartedAt)
+			}
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	if _, err := runCLI(t, "run", "--format", "anthropic"); err == nil || !strings.Contains(err.Error(), "--stream") {
+		t.Errorf("missing --stream: %v", err)
+	}
+	if _, err := runCLI(t, "run", "--format", "anthropic", "--stream", "/nonexistent/x.sse"); err == nil || !strings.Contains(err.Error(), "x.sse") {
+		t.Errorf("missing file: %v", err)
+	}
+	f := filepath.Join(t.TempDir(), "s.sse")
+	_ = os.WriteFile(f, []byte(sleepStream(1, "0")), 0o644)
+	if _, err := runCLI(t, "run", "--format", "nope", "--stream", f); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown format: %v", err)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	out, err := runCLI(t, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Which safe calls overlap depends on timing; that the writing call
+	// ran alone does not.
+	for _, want := range []string{"Timeline", "Bash(sleep 0.4 && ls -la)", "alone", "turn_done: 6 results", "TODO: scale out executors", "built"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
