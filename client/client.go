@@ -6,10 +6,9 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"iter"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -32,7 +31,11 @@ type Config struct {
 // Client submits turns and reads their results.
 type Client struct {
 	cfg Config
+	nc  *nats.Conn
 	js  jetstream.JetStream
+
+	mu  sync.Mutex
+	out jetstream.Stream
 }
 
 // New returns a client on nc. The streams must exist (any stage, or
@@ -51,7 +54,7 @@ func New(nc *nats.Conn, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	return &Client{cfg: cfg, js: js}, nil
+	return &Client{cfg: cfg, nc: nc, js: js}, nil
 }
 
 // NewTurnID returns a fresh turn id.
@@ -157,69 +160,18 @@ func (c *Client) publish(ctx context.Context, subject, msgID, turn string, seq i
 	return nil
 }
 
-// Delivery is one item of a turn's ordered output: a result, or, last, the
-// turn's completion.
-type Delivery struct {
-	Result *schemas.ToolResult
-	Done   *schemas.TurnDone
-	// At is when the client received it.
-	At time.Time
-}
 
-// ErrBadDelivery is returned for an out message that does not decode.
-var ErrBadDelivery = errors.New("client: undecodable delivery")
-
-// Results yields a turn's results in call order, then its TurnDone, and
-// stops. It may be called before or after the turn is submitted: the out
-// subject is read from its start.
-func (c *Client) Results(ctx context.Context, turn string) iter.Seq2[Delivery, error] {
-	return func(yield func(Delivery, error) bool) {
-		cons, err := c.js.OrderedConsumer(ctx, c.cfg.Space.OutStream(), jetstream.OrderedConsumerConfig{
-			FilterSubjects: []string{c.cfg.Space.Out(c.cfg.Tenant, turn)},
-		})
-		if err != nil {
-			yield(Delivery{}, fmt.Errorf("client: read results of %s: %w", turn, err))
-			return
-		}
-		it, err := cons.Messages()
-		if err != nil {
-			yield(Delivery{}, fmt.Errorf("client: read results of %s: %w", turn, err))
-			return
-		}
-		defer it.Stop()
-		stop := context.AfterFunc(ctx, it.Stop)
-		defer stop()
-		for {
-			m, err := it.Next()
-			if err != nil {
-				if ctx.Err() != nil {
-					err = ctx.Err()
-				}
-				yield(Delivery{}, fmt.Errorf("client: results of %s: %w", turn, err))
-				return
-			}
-			d := Delivery{At: time.Now().UTC()}
-			_, data, err := schemas.Decode(m.Headers(), m.Data())
-			if err != nil {
-				if !yield(Delivery{}, fmt.Errorf("%w: %w", ErrBadDelivery, err)) {
-					return
-				}
-				continue
-			}
-			switch v := data.(type) {
-			case *schemas.ToolResult:
-				d.Result = v
-			case *schemas.TurnDone:
-				d.Done = v
-			default:
-				if !yield(Delivery{}, fmt.Errorf("%w: unexpected %s", ErrBadDelivery, data.EventType())) {
-					return
-				}
-				continue
-			}
-			if !yield(d, nil) || d.Done != nil {
-				return
-			}
-		}
+// outStream binds the out stream once.
+func (c *Client) outStream(ctx context.Context) (jetstream.Stream, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.out != nil {
+		return c.out, nil
 	}
+	s, err := c.js.Stream(ctx, c.cfg.Space.OutStream())
+	if err != nil {
+		return nil, err
+	}
+	c.out = s
+	return s, nil
 }

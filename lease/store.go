@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -33,6 +34,9 @@ type Store struct {
 	kv    jetstream.KeyValue
 	space subjects.Space
 	ttl   time.Duration
+
+	mu     sync.Mutex
+	queues map[string]*queue
 }
 
 // NewStore binds to the lease bucket (which provision creates).
@@ -44,7 +48,7 @@ func NewStore(ctx context.Context, js jetstream.JetStream, space subjects.Space,
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Store{js: js, kv: kv, space: space, ttl: ttl}, nil
+	return &Store{js: js, kv: kv, space: space, ttl: ttl, queues: map[string]*queue{}}, nil
 }
 
 // Get returns a turn's lease and its revision; jetstream.ErrKeyNotFound when none.
@@ -60,54 +64,153 @@ func (s *Store) Get(ctx context.Context, tenant, turn string) (*schemas.Lease, u
 	return l, e.Revision(), nil
 }
 
-// Mutator changes a lease in place; it may be called several times (once per
-// attempt) and must be a pure function of the lease it is given. It returns
-// ErrNoChange to stop without writing.
+// Mutator changes a lease in place. It may be called several times (once
+// per attempt, after other writers' changes) and must be a pure function of
+// the lease it is given; when it returns an error it must leave the lease
+// as it found it. ErrNoChange stops it without writing.
 type Mutator func(l *schemas.Lease) error
 
 // Update applies fn to the turn's lease by compare-and-set, creating the
-// lease (from fresh) when it does not exist. It returns the lease as written
-// and its revision; with ErrNoChange from fn it returns the lease as read
-// and a nil error.
+// lease (from fresh) when it does not exist; with a nil fresh a missing
+// lease is jetstream.ErrKeyNotFound. It returns the lease as written (or,
+// with ErrNoChange from fn, as read) and its revision. The returned lease
+// is the caller's to read and must not be changed.
+//
+// Updates of one turn from one process are combined: while one write is in
+// flight the next ones queue, and the queue is applied in order in one
+// compare-and-set. So the calls of a turn on one worker do not fight over
+// the key; only writers in other processes cause conflicts.
 func (s *Store) Update(ctx context.Context, tenant, turn string, fresh func() *schemas.Lease, fn Mutator) (*schemas.Lease, uint64, error) {
-	return s.UpdateFrom(ctx, tenant, turn, nil, 0, fresh, fn)
+	key := s.space.LeaseKey(tenant, turn)
+	o := &op{fresh: fresh, fn: fn, done: make(chan struct{})}
+	s.mu.Lock()
+	q, ok := s.queues[key]
+	if !ok {
+		q = &queue{}
+		s.queues[key] = q
+	}
+	q.ops = append(q.ops, o)
+	lead := !q.leading
+	q.leading = true
+	s.mu.Unlock()
+	if lead {
+		s.lead(ctx, tenant, turn, key, q)
+	}
+	<-o.done
+	return o.l, o.rev, o.err
 }
 
-// UpdateFrom is Update starting from a lease and revision the caller already
-// holds (saving a read when nobody wrote since); a nil lease means read first.
-func (s *Store) UpdateFrom(ctx context.Context, tenant, turn string, l *schemas.Lease, rev uint64, fresh func() *schemas.Lease, fn Mutator) (*schemas.Lease, uint64, error) {
+// queue is the pending updates of one key.
+type queue struct {
+	ops     []*op
+	leading bool
+}
+
+// op is one pending update and, once done, its outcome.
+type op struct {
+	fresh func() *schemas.Lease
+	fn    Mutator
+	done  chan struct{}
+	l     *schemas.Lease
+	rev   uint64
+	err   error
+}
+
+// lead applies batches of queued updates until the queue is empty.
+func (s *Store) lead(ctx context.Context, tenant, turn, key string, q *queue) {
+	for {
+		s.mu.Lock()
+		batch := q.ops
+		q.ops = nil
+		if len(batch) == 0 {
+			q.leading = false
+			delete(s.queues, key)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		s.apply(ctx, tenant, turn, batch)
+		for _, o := range batch {
+			close(o.done)
+		}
+	}
+}
+
+// apply runs one batch: read, apply every mutator in order, write once;
+// on a conflict, all over again from a fresh read.
+func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 	key := s.space.LeaseKey(tenant, turn)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		if l == nil {
-			var err error
-			l, rev, err = s.Get(ctx, tenant, turn)
-			switch {
-			case errors.Is(err, jetstream.ErrKeyNotFound):
-				if fresh == nil {
-					return nil, 0, fmt.Errorf("lease: turn %s/%s: %w", tenant, turn, err)
+		l, rev, err := s.Get(ctx, tenant, turn)
+		live := batch
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			l, rev, live = nil, 0, nil
+			for _, o := range batch {
+				if o.fresh == nil {
+					o.err = fmt.Errorf("lease: turn %s/%s: %w", tenant, turn, err)
+					continue
 				}
-				l, rev = fresh(), 0
-			case err != nil:
-				return nil, 0, fmt.Errorf("lease: read %s: %w", key, err)
+				if l == nil {
+					l = o.fresh()
+				}
+				live = append(live, o)
+			}
+			if l == nil {
+				return
+			}
+		case err != nil:
+			fail(batch, fmt.Errorf("lease: read %s: %w", key, err))
+			return
+		}
+		changed := false
+		for _, o := range live {
+			o.err = o.fn(l)
+			switch {
+			case o.err == nil:
+				changed = true
+			case errors.Is(o.err, ErrNoChange):
+				o.err = nil
 			}
 		}
-		if err := fn(l); err != nil {
-			if errors.Is(err, ErrNoChange) {
-				return l, rev, nil
+		if !changed {
+			if rev == 0 {
+				// Nothing to create: the lease still does not exist.
+				for _, o := range live {
+					o.err = fmt.Errorf("lease: turn %s/%s: %w", tenant, turn, jetstream.ErrKeyNotFound)
+				}
+				return
 			}
-			return nil, 0, err
+			settle(live, l, rev)
+			return
 		}
 		nrev, err := s.write(ctx, tenant, turn, l, rev)
 		if err == nil {
-			return l, nrev, nil
+			settle(live, l, nrev)
+			return
 		}
 		if !isConflict(err) {
-			return nil, 0, fmt.Errorf("lease: write %s: %w", key, err)
+			fail(live, fmt.Errorf("lease: write %s: %w", key, err))
+			return
 		}
-		l = nil
 		backoff(ctx, attempt)
 	}
-	return nil, 0, fmt.Errorf("%w: %s after %d attempts", ErrContention, key, maxAttempts)
+	fail(batch, fmt.Errorf("%w: %s after %d attempts", ErrContention, key, maxAttempts))
+}
+
+// settle hands the outcome to the batch's successful updates.
+func settle(ops []*op, l *schemas.Lease, rev uint64) {
+	for _, o := range ops {
+		if o.err == nil {
+			o.l, o.rev = l, rev
+		}
+	}
+}
+
+func fail(ops []*op, err error) {
+	for _, o := range ops {
+		o.err = err
+	}
 }
 
 // write stores l if the key is still at rev (0: the key must not exist). It
