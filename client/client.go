@@ -160,7 +160,6 @@ func (c *Client) publish(ctx context.Context, subject, msgID, turn string, seq i
 	return nil
 }
 
-
 // outStream binds the out stream once.
 func (c *Client) outStream(ctx context.Context) (jetstream.Stream, error) {
 	c.mu.Lock()
