@@ -204,14 +204,20 @@ func (e *Executor) run(ctx context.Context, c *call, attempt int, tc tool.TurnCo
 	return e.finish(ctx, c, r)
 }
 
-// invoke runs the tool under its timeout.
+// timeoutGrace lets a tool that enforces its own timeout (Bash) report it
+// in its own words before the executor's deadline fires.
+const timeoutGrace = time.Second
+
+// invoke runs the tool under its timeout: the call's own where the tool
+// allows one, else the tool's, else the executor's default; never beyond
+// the global ceiling.
 func (e *Executor) invoke(ctx context.Context, c *call, tc tool.TurnContext) (tool.Result, error) {
-	timeout := c.t.Timeout()
+	timeout := c.t.TimeoutFor(json.RawMessage(c.d.Input))
 	if timeout <= 0 {
 		timeout = e.cfg.CallTimeout
 	}
 	timeout = min(timeout, e.cfg.MaxTimeout)
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
 	defer cancel()
 	res, err := c.t.Call(cctx, json.RawMessage(c.d.Input), tc, nil)
 	if err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {

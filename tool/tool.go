@@ -82,6 +82,9 @@ type Definition struct {
 	MaxResultChars int
 	// Timeout bounds one call (0: the executor's default).
 	Timeout time.Duration
+	// CallTimeout, when set, is a call's own timeout from its input (Bash's
+	// "timeout"); 0 falls back to Timeout.
+	CallTimeout func(input json.RawMessage) time.Duration
 	// IsFailure decides whether a returned error result counts as a failure
 	// for sibling cancellation; nil means every error result does.
 	IsFailure func(r Result) bool
@@ -147,6 +150,21 @@ func (t *Tool) MaxResultChars() int { return t.def.MaxResultChars }
 
 // Timeout is the tool's own call timeout, 0 when it has none.
 func (t *Tool) Timeout() time.Duration { return t.def.Timeout }
+
+// TimeoutFor is the timeout of one call: what its input asks for where the
+// tool allows that, else the tool's own, 0 when it has none.
+func (t *Tool) TimeoutFor(input json.RawMessage) (d time.Duration) {
+	if t.def.CallTimeout != nil {
+		func() {
+			defer func() { _ = recover() }()
+			d = t.def.CallTimeout(input)
+		}()
+		if d > 0 {
+			return d
+		}
+	}
+	return t.def.Timeout
+}
 
 // IsFailure reports whether an error result counts as a failure.
 func (t *Tool) IsFailure(r Result) bool {

@@ -1,0 +1,143 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/toolwire/toolwire/tool"
+)
+
+// drainGrace is how long output is still read after the shell's process
+// group has been killed. Only a process that left the group (setsid) can
+// hold the pipe open longer, and the call does not wait for it.
+const drainGrace = 250 * time.Millisecond
+
+// bashRunner runs Bash commands.
+type bashRunner struct {
+	maxCapture int // bytes of output held in memory
+}
+
+// run runs command with bash -c (sh when bash is missing) in dir, in a
+// process group of its own that is killed when the call ends: on timeout, on
+// cancellation, and also after a normal exit, so that background jobs do not
+// outlive the call that started them.
+//
+// A timeout is an error result. A cancellation is returned as the context's
+// error, with the output so far as content.
+func (r bashRunner) run(ctx context.Context, command, dir string, timeout time.Duration) (tool.Result, error) {
+	shell, err := findShell()
+	if err != nil {
+		return tool.Result{Content: err.Error(), IsError: true}, nil
+	}
+	start := time.Now()
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	// The shell writes to a pipe of our own rather than to an io.Writer:
+	// exec would then copy in goroutines that Wait waits for, and any
+	// grandchild still holding the pipe would keep the call waiting.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("bash: output pipe: %w", err)
+	}
+	cmd := exec.CommandContext(runCtx, shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return tool.Result{Content: fmt.Sprintf("Failed to start %s: %v", shell, err), IsError: true}, nil
+	}
+	pw.Close() // the children hold their own copies
+
+	out := &cappedBuffer{max: r.maxCapture}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, pr)
+	}()
+
+	waitErr := cmd.Wait()
+	_ = killGroup(cmd.Process.Pid)
+	select {
+	case <-copied:
+	case <-time.After(drainGrace):
+	}
+	pr.Close() // unblocks the copy if an escaped process holds the pipe
+	<-copied
+
+	output := out.String()
+	switch {
+	case waitErr == nil:
+		return commandResult(command, output, 0), nil
+	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return tool.Result{Content: output}, fmt.Errorf("bash: command interrupted: %w", ctx.Err())
+	case runCtx.Err() != nil:
+		// The call's own timeout or an earlier deadline of the caller:
+		// either way the command ran out of time, and its output is
+		// worth more to the model than a bare error.
+		limit := timeout
+		if deadline, ok := runCtx.Deadline(); ok {
+			limit = deadline.Sub(start)
+		}
+		return tool.Result{Content: joinLines("Command timed out after "+formatSeconds(limit), output), IsError: true}, nil
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(waitErr, &exitErr) {
+		return tool.Result{Content: joinLines(output, waitErr.Error()), IsError: true}, nil
+	}
+	if st, ok := exitErr.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+		return tool.Result{Content: joinLines("Terminated by signal "+st.Signal().String(), output), IsError: true}, nil
+	}
+	return commandResult(command, output, exitErr.ExitCode()), nil
+}
+
+// commandResult turns a finished command's exit code into a result, judging
+// the code by what the command means by it.
+func commandResult(command, output string, code int) tool.Result {
+	if code == 0 || benignExit(command, code) {
+		return tool.Result{Content: output}
+	}
+	return tool.Result{Content: joinLines("Exit code "+strconv.Itoa(code), output), IsError: true}
+}
+
+// findShell prefers bash, as the model writes bash, and falls back to sh.
+func findShell() (string, error) {
+	for _, name := range []string{"bash", "sh"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no shell found: neither bash nor sh is on PATH")
+}
+
+// killGroup kills the process group led by pid. The group outlives its
+// leader as long as any member lives, so this reaches grandchildren after
+// the shell itself has exited.
+func killGroup(pid int) error {
+	err := syscall.Kill(-pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+// formatSeconds renders d as seconds, "120s" or "0.5s". It rounds to a
+// tenth of a second below 10s and to the second above, so that a deadline
+// the caller set a moment earlier than ours still reads as the timeout.
+func formatSeconds(d time.Duration) string {
+	unit := 100 * time.Millisecond
+	if d >= 10*time.Second {
+		unit = time.Second
+	}
+	return strconv.FormatFloat(d.Round(unit).Seconds(), 'f', -1, 64) + "s"
+}

@@ -1,0 +1,24 @@
+// Package builtin holds the tools every toolwire executor can host: Bash and
+// Read.
+package builtin
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolwire/toolwire/tool"
+)
+
+// Tools returns the built-in tools, sorted by name.
+func Tools() []*tool.Tool {
+	return []*tool.Tool{Bash(), Read()}
+}
+
+// decodeInput unmarshals a call's input; the executor has validated it
+// against the schema already, so a failure here means a caller skipped that.
+func decodeInput(input json.RawMessage, v any) error {
+	if err := json.Unmarshal(input, v); err != nil {
+		return fmt.Errorf("invalid input: %w", err)
+	}
+	return nil
+}
