@@ -22,9 +22,9 @@ import (
 // of a call: from the moment its turn is submitted to the moment the client
 // receives its result in order.
 func BenchmarkPipeline(b *testing.B) {
-	for _, perTurn := range []int{1, 10} {
-		b.Run(fmt.Sprintf("calls_per_turn=%d", perTurn), func(b *testing.B) {
-			benchPipeline(b, perTurn, 16)
+	for _, c := range []struct{ perTurn, inflight int }{{1, 1}, {1, 16}, {10, 16}} {
+		b.Run(fmt.Sprintf("calls_per_turn=%d/inflight=%d", c.perTurn, c.inflight), func(b *testing.B) {
+			benchPipeline(b, c.perTurn, c.inflight)
 		})
 	}
 }

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// buildBinary builds toolwire into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "toolwire")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestServeProcess starts `toolwire serve` as a real process, runs a turn
+// through it over TCP, then stops it with SIGTERM: it drains and exits 0.
+func TestServeProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildBinary(t)
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cmd := exec.Command(bin, "serve", "--listen", addr, "--store", filepath.Join(t.TempDir(), "data"), "--test-tools", "--workdir", t.TempDir())
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	}()
+
+	var nc *nats.Conn
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var err error
+		nc, err = nats.Connect("nats://" + addr)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not listen on %s: %v", addr, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	defer nc.Close()
+	cl, err := client.New(nc, client.Config{Space: subjects.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// serve listens before its stages have provisioned the streams.
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := js.Stream(ctx, subjects.Default().OutStream()); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("streams never appeared")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	calls := []client.Call{
+		{ID: "a", Name: "Bash", Input: json.RawMessage(`{"command":"echo hello"}`)},
+		{ID: "b", Name: "Noop", Input: json.RawMessage(`{"k":"v"}`)},
+	}
+	if err := cl.SubmitCalls(ctx, "serve_turn", calls, client.TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for d, err := range cl.Results(ctx, "serve_turn") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Done != nil {
+			break
+		}
+		got = append(got, d.Result.Content)
+	}
+	if len(got) != 2 || got[0] != "hello" || got[1] != `{"k":"v"}` {
+		t.Fatalf("results %q", got)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("serve exited with %v, want 0", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not exit after SIGTERM")
+	}
+}
