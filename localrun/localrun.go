@@ -7,7 +7,6 @@ package localrun
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,26 +14,13 @@ import (
 
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/embedded"
-	"github.com/toolwire/toolwire/modelstream"
-	"github.com/toolwire/toolwire/modelstream/anthropic"
+	"github.com/toolwire/toolwire/modelstream/formats"
 	"github.com/toolwire/toolwire/modelstream/sse"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
 )
-
-// ErrUnknownFormat is returned for a stream format toolwire cannot parse.
-var ErrUnknownFormat = errors.New("localrun: unknown stream format")
-
-// Parser returns the stream parser of a format name.
-func Parser(format string) (modelstream.Parser, error) {
-	switch format {
-	case "anthropic":
-		return anthropic.New(), nil
-	}
-	return nil, fmt.Errorf("%w %q (known: anthropic)", ErrUnknownFormat, format)
-}
 
 // Options describe one run.
 type Options struct {
@@ -67,7 +53,7 @@ type Report struct {
 
 // Run runs a turn and calls onResult for each result as the agent receives it.
 func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*Report, error) {
-	parser, err := Parser(o.Format)
+	parser, err := formats.Parser(o.Format)
 	if err != nil {
 		return nil, err
 	}
