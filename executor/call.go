@@ -24,7 +24,12 @@ type call struct {
 	t        *tool.Tool
 	safe     bool
 	readOnly bool
+	// batch is the call's greedy batch index, known once it may start.
+	batch int
 }
+
+// input is the call's validated input.
+func (c *call) input() json.RawMessage { return json.RawMessage(c.d.Input) }
 
 // step is what the lease said a call should do next.
 type step int
@@ -34,7 +39,21 @@ const (
 	stepRun                     // this worker owns the call: run it
 	stepSkip                    // done already: just ack
 	stepInterrupted             // its worker died mid-run and it may not run twice
+	stepHalt                    // the turn was cancelled, discarded or aborted: answer without running
+	stepDeny                    // plan mode denies a call that is not read-only
 )
+
+// claimed is the outcome of one claim.
+type claimed struct {
+	st      step
+	attempt int
+	tc      tool.TurnContext
+	text    string // the answer of stepHalt
+	seen    uint64 // the lease version the decision was made on
+}
+
+// interruptedText answers a non-read-only call whose worker died mid-run.
+const interruptedText = "execution interrupted; outcome unknown (the worker running this call stopped, and the call is not read-only, so it was not run again)"
 
 // handle takes one message from receipt to ack. work outlives the receive
 // loop; recv ends with it, and only parked calls give up then (unacked, so
@@ -72,11 +91,11 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 	t, ok := e.cfg.Tools.Lookup(c.d.Tool)
 	if !ok {
 		// The router sent this tool here, but this worker does not host it.
-		return e.finish(work, c, e.errorResult(c, time.Now(), 0, fmt.Sprintf("No such tool available: %s (not hosted by pool %s)", c.d.Tool, e.cfg.Pool)))
+		return e.finish(work, c, e.errorResult(c, time.Now(), 0, fmt.Sprintf("No such tool available: %s (not hosted by pool %s)", c.d.Tool, e.cfg.Pool)), nil, false)
 	}
 	c.t = t
-	c.safe = t.IsConcurrencySafe(json.RawMessage(c.d.Input))
-	c.readOnly = t.IsReadOnly(json.RawMessage(c.d.Input))
+	c.safe = t.IsConcurrencySafe(c.input())
+	c.readOnly = t.IsReadOnly(c.input())
 
 	w, err := e.watcher.Watch(c.p.Tenant, c.p.Turn)
 	if err != nil {
@@ -88,19 +107,26 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 	stale := 0
 	for {
 		changed := w.Changed()
-		st, attempt, tc, seen, err := e.claim(work, c)
+		cl, err := e.claim(work, c)
 		if err != nil {
 			return err
 		}
-		switch st {
+		now := time.Now()
+		switch cl.st {
 		case stepSkip:
 			return nil
 		case stepInterrupted:
-			return e.finish(work, c, e.errorResult(c, time.Now(), attempt, "execution interrupted; outcome unknown (the worker running this call stopped, and the call is not read-only, so it was not run again)"))
+			// A crash counts as the call's failure.
+			return e.finish(work, c, e.errorResult(c, now, cl.attempt, interruptedText), nil, true)
+		case stepHalt:
+			return e.finish(work, c, e.errorResult(c, now, cl.attempt, cl.text), nil, false)
+		case stepDeny:
+			msg := fmt.Sprintf("Permission denied: the turn is in plan mode, and this %s call is not read-only. Leave plan mode with ExitPlanMode first.", c.t.Name())
+			return e.finish(work, c, e.errorResult(c, now, cl.attempt, msg), nil, true)
 		case stepRun:
-			return e.run(work, c, attempt, tc)
+			return e.run(work, c, w, cl)
 		}
-		if seen < w.Latest() && stale < 20 {
+		if cl.seen < w.Latest() && stale < 20 {
 			// A write we were told of is not readable yet: read again
 			// shortly rather than wait for a change that already came.
 			stale++
@@ -130,34 +156,39 @@ func (e *Executor) keepAliveEvery() time.Duration {
 	return aw / 3
 }
 
-// claim classifies the call in the lease and, when the start rule allows,
-// takes it for this worker, all in one compare-and-set.
-func (e *Executor) claim(ctx context.Context, c *call) (st step, attempt int, tc tool.TurnContext, seen uint64, err error) {
+// claim classifies the call in the lease and decides its next step; when
+// the call may start, it takes it for this worker in the same
+// compare-and-set.
+func (e *Executor) claim(ctx context.Context, c *call) (claimed, error) {
 	seq := c.d.Seq
+	var out claimed
 	l, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
-		st, attempt = stepWait, 0
-		tc = tool.TurnContext{WorkDir: l.WorkDir, PermissionMode: l.PermissionMode, Version: l.ContextVersion}
-		if tc.WorkDir == "" {
-			tc.WorkDir = e.cfg.WorkDir
-		}
+		out = claimed{st: stepWait}
+		out.tc = tool.TurnContext{WorkDir: l.WorkDir, PermissionMode: l.PermissionMode, Version: l.ContextVersion}
 		lc := l.Call(seq)
 		now := time.Now()
 		switch lc.State {
 		case schemas.CallDone:
-			st = stepSkip
+			out.st = stepSkip
 			return lease.ErrNoChange
 		case schemas.CallRunning:
 			if now.UnixMilli() < lc.Deadline {
 				// Its worker is alive (or not yet known dead): wait.
 				return lease.ErrNoChange
 			}
+			out.attempt = lc.Attempts
 			if !lc.ReadOnly {
-				st, attempt = stepInterrupted, lc.Attempts
+				out.st = stepInterrupted
+				return lease.ErrNoChange
+			}
+			if text, halted := lease.Halted(l); halted {
+				out.st, out.text = stepHalt, text
 				return lease.ErrNoChange
 			}
 			lc.Worker, lc.Deadline = e.cfg.WorkerID, now.Add(e.cfg.Deadline).UnixMilli()
 			lc.Attempts++
-			st, attempt = stepRun, lc.Attempts
+			out.st, out.attempt = stepRun, lc.Attempts
+			c.batch = lease.BatchOf(l, seq)
 			return nil
 		}
 		changed := false
@@ -168,11 +199,24 @@ func (e *Executor) claim(ctx context.Context, c *call) (st step, attempt int, tc
 			}
 			changed = true
 		}
+		if text, halted := lease.Halted(l); halted {
+			out.st, out.text = stepHalt, text
+			return nil
+		}
+		if lease.ApplyClosedBatches(l) {
+			changed = true
+			out.tc = tool.TurnContext{WorkDir: l.WorkDir, PermissionMode: l.PermissionMode, Version: l.ContextVersion}
+		}
 		if lease.CanStart(l, seq) {
+			c.batch = lease.BatchOf(l, seq)
+			if l.PermissionMode == tool.ModePlan && !c.readOnly && !c.t.PlanModeAllowed() {
+				out.st = stepDeny
+				return nil
+			}
 			lc.State, lc.Worker = schemas.CallRunning, e.cfg.WorkerID
 			lc.Deadline = now.Add(e.cfg.Deadline).UnixMilli()
 			lc.Attempts++
-			st, attempt = stepRun, lc.Attempts
+			out.st, out.attempt = stepRun, lc.Attempts
 			return nil
 		}
 		if !changed {
@@ -183,98 +227,16 @@ func (e *Executor) claim(ctx context.Context, c *call) (st step, attempt int, tc
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		// The lease expired or was never written: nothing can order this
 		// call any more, so answer it rather than run it blind.
-		return stepInterrupted, 0, tc, 0, nil
+		return claimed{st: stepInterrupted}, nil
 	}
-	if l != nil {
-		seen = l.Version
+	if err != nil {
+		return claimed{}, err
 	}
-	return st, attempt, tc, seen, err
-}
-
-// run executes a claimed call, renewing the claim while it runs, then
-// publishes the result and marks the call done.
-func (e *Executor) run(ctx context.Context, c *call, attempt int, tc tool.TurnContext) error {
-	stopRenew := e.renew(ctx, c)
-	started := time.Now()
-	res, callErr := e.invoke(ctx, c, tc)
-	finished := time.Now()
-	stopRenew()
-	r := e.shape(c, res, callErr, started, finished, attempt)
-	r.ContextVersion = tc.Version
-	return e.finish(ctx, c, r)
-}
-
-// timeoutGrace lets a tool that enforces its own timeout (Bash) report it
-// in its own words before the executor's deadline fires.
-const timeoutGrace = time.Second
-
-// invoke runs the tool under its timeout: the call's own where the tool
-// allows one, else the tool's, else the executor's default; never beyond
-// the global ceiling.
-func (e *Executor) invoke(ctx context.Context, c *call, tc tool.TurnContext) (tool.Result, error) {
-	timeout := c.t.TimeoutFor(json.RawMessage(c.d.Input))
-	if timeout <= 0 {
-		timeout = e.cfg.CallTimeout
+	if out.tc.WorkDir == "" {
+		out.tc.WorkDir = e.cfg.WorkDir
 	}
-	timeout = min(timeout, e.cfg.MaxTimeout)
-	cctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
-	defer cancel()
-	res, err := c.t.Call(cctx, json.RawMessage(c.d.Input), tc, nil)
-	if err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("%s timed out after %s: %w", c.t.Name(), timeout, err)
-	}
-	return res, err
-}
-
-// renew keeps a running call's claim and message alive until stopped.
-func (e *Executor) renew(ctx context.Context, c *call) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		every := min(e.cfg.Deadline/3, e.keepAliveEvery())
-		tk := time.NewTicker(every)
-		defer tk.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tk.C:
-				_ = c.m.InProgress()
-				_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
-					lc := l.Call(c.d.Seq)
-					if lc.State != schemas.CallRunning || lc.Worker != e.cfg.WorkerID {
-						return lease.ErrNoChange
-					}
-					lc.Deadline = time.Now().Add(e.cfg.Deadline).UnixMilli()
-					return nil
-				})
-				if err != nil {
-					e.cfg.Log.Warn("executor: renewing claim", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
-				}
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
-}
-
-// finish publishes the call's result, then marks it done in the lease.
-func (e *Executor) finish(ctx context.Context, c *call, r *schemas.ToolResult) error {
-	if err := e.publishResult(ctx, c.p, c.meta.TraceParent, r); err != nil {
-		return err
-	}
-	_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
-		lc := l.Call(c.d.Seq)
-		if lc.State == schemas.CallDone {
-			return lease.ErrNoChange
-		}
-		lc.State, lc.Worker, lc.Deadline = schemas.CallDone, "", 0
-		return nil
-	})
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil
-	}
-	return err
+	out.seen = l.Version
+	return out, nil
 }
 
 // poison dead-letters an undecodable dispatch; when the subject and ce-seq
@@ -286,7 +248,7 @@ func (e *Executor) poison(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 		return
 	}
 	c := &call{m: m, p: p, meta: meta, d: &schemas.Dispatch{Seq: meta.Seq, ToolUseID: "unknown"}}
-	if err := e.finish(ctx, c, e.errorResult(c, time.Now(), 0, "malformed dispatch event: "+cause.Error())); err != nil {
+	if err := e.finish(ctx, c, e.errorResult(c, time.Now(), 0, "malformed dispatch event: "+cause.Error()), nil, false); err != nil {
 		e.cfg.Log.Error("executor: could not answer a malformed call", "subject", m.Subject(), "err", err)
 	}
 }

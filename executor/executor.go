@@ -56,6 +56,8 @@ type Config struct {
 	Recheck time.Duration
 	// Consumer sizes the pool's shared durable consumer.
 	Consumer provision.ConsumerConfig
+	// TurnMaxChars caps the result characters of a turn (default DefaultTurnMaxChars).
+	TurnMaxChars int
 	// WorkDir is the working directory of turns whose context names none.
 	WorkDir string
 	// Source is the ce-source of results.
@@ -67,6 +69,7 @@ type Config struct {
 // Executor is one worker of a pool.
 type Executor struct {
 	cfg     Config
+	nc      *nats.Conn
 	js      jetstream.JetStream
 	store   *lease.Store
 	watcher *lease.Watcher
@@ -94,6 +97,9 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 	if cfg.Deadline <= 0 {
 		cfg.Deadline = DefaultDeadline
 	}
+	if cfg.TurnMaxChars <= 0 {
+		cfg.TurnMaxChars = DefaultTurnMaxChars
+	}
 	if cfg.Recheck <= 0 {
 		cfg.Recheck = time.Second
 	}
@@ -116,7 +122,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
-	return &Executor{cfg: cfg, js: js, store: store, watcher: lease.NewWatcher(nc, cfg.Space)}, nil
+	return &Executor{cfg: cfg, nc: nc, js: js, store: store, watcher: lease.NewWatcher(nc, cfg.Space)}, nil
 }
 
 // WorkerID is the name this worker records in results.

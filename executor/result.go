@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -14,10 +15,19 @@ import (
 	"github.com/toolwire/toolwire/tool"
 )
 
+// Result shaping defaults (notes/semantics.md §7).
+const (
+	// DefaultTurnMaxChars caps the characters of all results of a turn.
+	DefaultTurnMaxChars = 200_000
+	// PreviewChars is about how much of an oversize result the model sees.
+	PreviewChars = 2_000
+)
+
 // shape turns what a tool returned into the result the model gets: errors
 // sanitized and wrapped, output cleaned of invisible characters, empty
-// output named, content capped at the tool's limit.
-func (e *Executor) shape(c *call, res tool.Result, callErr error, started, finished time.Time, attempt int) *schemas.ToolResult {
+// output named, content that is too long for the tool or the turn stored
+// as a blob with a preview in its place.
+func (e *Executor) shape(ctx context.Context, c *call, res tool.Result, callErr error, started, finished time.Time, attempt int) *schemas.ToolResult {
 	r := &schemas.ToolResult{
 		Seq: c.d.Seq, ToolUseID: c.d.ToolUseID, Name: c.t.Name(),
 		StartedAt: started.UTC(), FinishedAt: finished.UTC(),
@@ -33,27 +43,58 @@ func (e *Executor) shape(c *call, res tool.Result, callErr error, started, finis
 	case res.IsError:
 		r.IsError, r.Content = true, sanitizer.Error(res.Content, sanitizer.Options{})
 	default:
-		r.Content = sanitizer.Output(res.Content)
-		if r.Content == "" {
-			r.Content = fmt.Sprintf("(%s completed with no output)", c.t.Name())
+		content := sanitizer.Output(res.Content)
+		if content == "" {
+			content = fmt.Sprintf("(%s completed with no output)", c.t.Name())
 		}
-		r.Content, r.Truncated = capChars(r.Content, c.t.MaxResultChars())
+		r.Content, r.Truncated, r.BlobRef = e.fit(ctx, c, content)
 	}
 	return r
 }
 
-// capChars cuts s to at most n characters (runes), marking the cut.
-func capChars(s string, n int) (string, bool) {
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
-		return s, false
+// fit keeps content within the tool's cap and what is left of the turn's;
+// beyond either, the whole content goes to the blob store and the model
+// gets a preview and the reference. The turn's total is read only for
+// results longer than a preview: shorter ones cannot shrink by being stored.
+func (e *Executor) fit(ctx context.Context, c *call, content string) (string, bool, string) {
+	n := utf8.RuneCountInString(content)
+	over := n > c.t.MaxResultChars()
+	if !over && n > PreviewChars {
+		if l, _, err := e.store.Get(ctx, c.p.Tenant, c.p.Turn); err == nil {
+			over = l.Chars+int64(n) > int64(e.cfg.TurnMaxChars)
+		}
 	}
+	if !over {
+		return content, false, ""
+	}
+	preview := cutRunes(content, PreviewChars)
+	name := e.cfg.Space.BlobName(c.p.Tenant, c.p.Turn, c.d.Seq)
+	if err := e.putBlob(ctx, name, content); err != nil {
+		e.cfg.Log.Warn("executor: storing oversize result", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
+		return preview + fmt.Sprintf("\n… [output truncated: %d characters in all]", n), true, ""
+	}
+	return preview + fmt.Sprintf("\n… [output too long: %d characters in all; the full output is stored as blob %s]", n, name), true, name
+}
+
+// putBlob stores content in the blob bucket under name.
+func (e *Executor) putBlob(ctx context.Context, name, content string) error {
+	obs, err := e.js.ObjectStore(ctx, e.cfg.Space.BlobBucket())
+	if err != nil {
+		return err
+	}
+	_, err = obs.Put(ctx, jetstream.ObjectMeta{Name: name}, strings.NewReader(content))
+	return err
+}
+
+// cutRunes returns the first n characters of s.
+func cutRunes(s string, n int) string {
 	i, count := 0, 0
 	for i < len(s) && count < n {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		count++
 	}
-	return s[:i] + fmt.Sprintf("\n… [output truncated: %d more characters]", utf8.RuneCountInString(s[i:])), true
+	return s[:i]
 }
 
 func (e *Executor) errorResult(c *call, at time.Time, attempt int, text string) *schemas.ToolResult {
@@ -65,6 +106,7 @@ func (e *Executor) errorResult(c *call, at time.Time, attempt int, text string) 
 		Seq: c.d.Seq, ToolUseID: c.d.ToolUseID, Name: name, IsError: true,
 		Content:   sanitizer.Error(text, sanitizer.Options{}),
 		StartedAt: at.UTC(), FinishedAt: at.UTC(), Worker: e.cfg.WorkerID, Attempt: attempt,
+		Safe: c.safe, Batch: c.batch,
 	}
 }
 

@@ -31,6 +31,8 @@ type watched struct {
 	// changed is closed and replaced on every write to the key.
 	changed chan struct{}
 	latest  uint64
+	// last is the lease with the highest version notified, as written.
+	last []byte
 }
 
 // Watch is one waiter's view of a turn's lease changes.
@@ -58,7 +60,9 @@ func (w *Watcher) Watch(tenant, turn string) (*Watch, error) {
 		sub, err := w.nc.Subscribe(w.space.LeaseSubject(tenant, turn), func(m *nats.Msg) {
 			v, _ := schemas.LeaseVersion(m.Data)
 			w.mu.Lock()
-			t.latest = max(t.latest, v)
+			if v >= t.latest {
+				t.latest, t.last = v, m.Data
+			}
 			close(t.changed)
 			t.changed = make(chan struct{})
 			w.mu.Unlock()
@@ -85,6 +89,24 @@ func (wa *Watch) Latest() uint64 {
 	wa.w.mu.Lock()
 	defer wa.w.mu.Unlock()
 	return wa.t.latest
+}
+
+// Last is the lease with the highest version notified, nil before any.
+// It may be a write that lost its compare-and-set; the marks a call acts on
+// (abort, cancel, discard) are only ever added, and their writers retry
+// until they land, so acting on them early is safe.
+func (wa *Watch) Last() *schemas.Lease {
+	wa.w.mu.Lock()
+	b := wa.t.last
+	wa.w.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	l, err := schemas.DecodeLease(b)
+	if err != nil {
+		return nil
+	}
+	return l
 }
 
 // Release ends the watch; the subscription goes with the last one.

@@ -94,6 +94,16 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 	if err != nil {
 		return fmt.Errorf("provision: bucket %s: %w", sp.LeaseBucket(), err)
 	}
+	_, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket:      sp.BlobBucket(),
+		Description: "results too long for the model, in full",
+		TTL:         c.MaxAge,
+		Storage:     c.Storage,
+		Replicas:    c.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("provision: object store %s: %w", sp.BlobBucket(), err)
+	}
 	return nil
 }
 

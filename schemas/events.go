@@ -95,6 +95,9 @@ type ToolResult struct {
 	Safe bool `msgpack:"safe,omitempty" json:"safe,omitempty"`
 	// ContextVersion is the turn context version the call ran with.
 	ContextVersion int64 `msgpack:"context_version,omitempty" json:"context_version,omitempty"`
+	// Batch is the index of the concurrent batch the call ran in (calls in
+	// call order, consecutive safe calls forming one batch).
+	Batch int `msgpack:"batch,omitempty" json:"batch,omitempty"`
 }
 
 // ToolProgress is a progress line of a running call.

@@ -72,6 +72,44 @@ type Lease struct {
 	ContextVersion int64  `msgpack:"cv,omitempty"`
 	// Created is when the lease was made (Unix ms), for age and debugging.
 	Created int64 `msgpack:"ct,omitempty"`
+
+	// Abort is set by the first call whose error cancels its siblings.
+	Abort *LeaseAbort `msgpack:"ab,omitempty"`
+	// Cancelled is set by a user interrupt (turn_cancel).
+	Cancelled bool `msgpack:"cx,omitempty"`
+	// Discarded is set by turn_discard: the stream failed and will be retried.
+	Discarded bool `msgpack:"dx,omitempty"`
+	// Mods are the context changes of safe calls, queued until their
+	// concurrent batch has finished.
+	Mods []ContextChange `msgpack:"md,omitempty"`
+	// Chars counts the result characters of the turn so far (the turn cap).
+	Chars int64 `msgpack:"ch,omitempty"`
+}
+
+// LeaseAbort records why a turn's unfinished calls are cancelled.
+type LeaseAbort struct {
+	Seq  int    `msgpack:"s"`
+	Text string `msgpack:"t"`
+}
+
+// ContextChange is a change a call makes to its turn's context; nil fields
+// stay as they are.
+type ContextChange struct {
+	// Seq is the call that made the change.
+	Seq            int     `msgpack:"s" json:"seq"`
+	WorkDir        *string `msgpack:"wd,omitempty" json:"work_dir,omitempty"`
+	PermissionMode *string `msgpack:"pm,omitempty" json:"permission_mode,omitempty"`
+}
+
+// Apply changes the lease's context by c and counts a new context version.
+func (l *Lease) Apply(c ContextChange) {
+	if c.WorkDir != nil {
+		l.WorkDir = *c.WorkDir
+	}
+	if c.PermissionMode != nil {
+		l.PermissionMode = *c.PermissionMode
+	}
+	l.ContextVersion++
 }
 
 // NewLease returns the lease of a turn that has just been seen.

@@ -240,6 +240,11 @@ func (s Space) ParseResult(subject string) (Parsed, error) {
 	return p, nil
 }
 
+// BlobName is the object name of call seq's oversize result.
+func (s Space) BlobName(tenant, turn string, seq int) string {
+	return tenant + "/" + turn + "/" + strconv.Itoa(seq)
+}
+
 // Message ids for Nats-Msg-Id: a retried publish of the same thing carries
 // the same id, so the server drops it inside the dedup window.
 

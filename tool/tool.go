@@ -46,7 +46,24 @@ type Result struct {
 	Content string
 	// IsError marks a failed call; the content then explains the failure.
 	IsError bool
+	// Context, when set, changes the turn's context for the calls after
+	// this one (notes/semantics.md §6).
+	Context *ContextChange
 }
+
+// ContextChange is a change to the turn context; nil fields stay as they are.
+type ContextChange struct {
+	WorkDir        *string
+	PermissionMode *string
+}
+
+// Permission modes of a turn.
+const (
+	// ModeDefault runs calls as the rules allow.
+	ModeDefault = "default"
+	// ModePlan denies every call that is not read-only.
+	ModePlan = "plan"
+)
 
 // Progress reports a line of progress while a call runs; it must not block.
 type Progress func(text string)
@@ -88,6 +105,9 @@ type Definition struct {
 	// IsFailure decides whether a returned error result counts as a failure
 	// for sibling cancellation; nil means every error result does.
 	IsFailure func(r Result) bool
+	// PlanModeAllowed lets a tool that is not read-only run in plan mode
+	// (ExitPlanMode must, to leave it).
+	PlanModeAllowed bool
 }
 
 // Tool is a built, immutable tool.
@@ -144,6 +164,10 @@ func (t *Tool) CancelsSiblings() bool { return t.def.CancelsSiblings }
 
 // InterruptBehavior is what a running call does on user interrupt.
 func (t *Tool) InterruptBehavior() Interrupt { return t.def.Interrupt }
+
+// PlanModeAllowed reports whether the tool may run in plan mode although
+// it is not read-only.
+func (t *Tool) PlanModeAllowed() bool { return t.def.PlanModeAllowed }
 
 // MaxResultChars is the content cap.
 func (t *Tool) MaxResultChars() int { return t.def.MaxResultChars }

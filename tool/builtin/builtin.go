@@ -11,7 +11,7 @@ import (
 
 // Tools returns the built-in tools, sorted by name.
 func Tools() []*tool.Tool {
-	return []*tool.Tool{Bash(), Read()}
+	return []*tool.Tool{Bash(), Read(), EnterPlanMode(), ExitPlanMode()}
 }
 
 // decodeInput unmarshals a call's input; the executor has validated it

@@ -1,0 +1,175 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/tool"
+)
+
+// timeoutGrace lets a tool that enforces its own timeout (Bash) report it
+// in its own words before the executor's deadline fires.
+const timeoutGrace = time.Second
+
+// errStopped marks a call stopped by its turn (interrupt, discard or a
+// sibling's error); the cause's text is the call's result.
+var errStopped = errors.New("stopped by the turn")
+
+// run executes a claimed call, renewing the claim while it runs and
+// stopping it when the turn says so, then publishes the result and marks
+// the call done.
+func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed) error {
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stopRenew := e.renew(ctx, c)
+	stopMonitor := e.monitor(c, w, cancel)
+	progress := e.progress(ctx, c)
+	started := time.Now()
+	res, callErr := e.invoke(cctx, c, cl.tc, progress)
+	finished := time.Now()
+	stopMonitor()
+	stopRenew()
+
+	fails := callErr != nil || c.t.IsFailure(res)
+	var r *schemas.ToolResult
+	if cause := context.Cause(cctx); errors.Is(cause, errStopped) {
+		// The turn stopped the call: its answer is the reason, and it is
+		// not a failure of its own.
+		r = e.errorResult(c, finished, cl.attempt, stoppedText(cause))
+		r.StartedAt = started.UTC()
+		fails, res.Context = false, nil
+	} else {
+		r = e.shape(ctx, c, res, callErr, started, finished, cl.attempt)
+	}
+	r.ContextVersion, r.Batch = cl.tc.Version, c.batch
+	e.publishProgress(ctx, c, fmt.Sprintf("%s finished in %s", activity(c), finished.Sub(started).Round(time.Millisecond)))
+	return e.finish(ctx, c, r, res.Context, fails)
+}
+
+// stoppedError carries the text a stopped call answers with.
+type stoppedError struct{ text string }
+
+func (s *stoppedError) Error() string { return s.text }
+func (s *stoppedError) Unwrap() error { return errStopped }
+
+func stoppedText(cause error) string {
+	var s *stoppedError
+	if errors.As(cause, &s) {
+		return s.text
+	}
+	return cause.Error()
+}
+
+// monitor stops the call when a lease change says the turn wants it
+// stopped: the change is read from the notification itself, so a call in
+// any process dies within a notification's latency of the mark.
+func (e *Executor) monitor(c *call, w *lease.Watch, cancel context.CancelCauseFunc) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	interruptible := c.t.InterruptBehavior() == tool.InterruptCancel
+	go func() {
+		defer close(finished)
+		for {
+			changed := w.Changed()
+			if l := w.Last(); l != nil {
+				if text, ok := lease.StopRunning(l, c.d.Seq, interruptible); ok {
+					cancel(&stoppedError{text: text})
+					return
+				}
+			}
+			select {
+			case <-changed:
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// invoke runs the tool under its timeout: the call's own where the tool
+// allows one, else the tool's, else the executor's default; never beyond
+// the global ceiling.
+func (e *Executor) invoke(ctx context.Context, c *call, tc tool.TurnContext, progress tool.Progress) (tool.Result, error) {
+	timeout := c.t.TimeoutFor(c.input())
+	if timeout <= 0 {
+		timeout = e.cfg.CallTimeout
+	}
+	timeout = min(timeout, e.cfg.MaxTimeout)
+	tctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
+	defer cancel()
+	res, err := c.t.Call(tctx, c.input(), tc, progress)
+	if err != nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("%s timed out after %s: %w", c.t.Name(), timeout, err)
+	}
+	return res, err
+}
+
+// renew keeps a running call's claim and message alive until stopped.
+func (e *Executor) renew(ctx context.Context, c *call) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		every := min(e.cfg.Deadline/3, e.keepAliveEvery())
+		tk := time.NewTicker(every)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+				_ = c.m.InProgress()
+				_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
+					lc := l.Call(c.d.Seq)
+					if lc.State != schemas.CallRunning || lc.Worker != e.cfg.WorkerID {
+						return lease.ErrNoChange
+					}
+					lc.Deadline = time.Now().Add(e.cfg.Deadline).UnixMilli()
+					return nil
+				})
+				if err != nil {
+					e.cfg.Log.Warn("executor: renewing claim", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// finish publishes the call's result, then marks it done in the lease in
+// one compare-and-set with what the result means for the turn: a failure
+// of a tool that cancels its siblings aborts the turn's unfinished calls,
+// a context change is applied or queued, finished batches apply theirs.
+func (e *Executor) finish(ctx context.Context, c *call, r *schemas.ToolResult, change *tool.ContextChange, fails bool) error {
+	if err := e.publishResult(ctx, c.p, c.meta.TraceParent, r); err != nil {
+		return err
+	}
+	seq := c.d.Seq
+	cancels := fails && c.t != nil && c.t.CancelsSiblings()
+	_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
+		lc := l.Call(seq)
+		if lc.State == schemas.CallDone {
+			return lease.ErrNoChange
+		}
+		lc.State, lc.Worker, lc.Deadline = schemas.CallDone, "", 0
+		l.Chars += int64(len(r.Content))
+		if cancels && l.Abort == nil {
+			l.Abort = &schemas.LeaseAbort{Seq: seq, Text: lease.SiblingText(c.t.Name(), lease.Activity(c.input()))}
+		}
+		if change != nil {
+			lease.QueueChange(l, schemas.ContextChange{Seq: seq, WorkDir: change.WorkDir, PermissionMode: change.PermissionMode}, c.safe)
+		}
+		lease.ApplyClosedBatches(l)
+		return nil
+	})
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil
+	}
+	return err
+}

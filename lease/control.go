@@ -1,0 +1,158 @@
+package lease
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/toolwire/toolwire/schemas"
+)
+
+// Result texts of calls that did not run to their end (notes/semantics.md §4, §5).
+const (
+	// DiscardText answers the unfinished calls of a discarded turn.
+	DiscardText = "Streaming fallback - tool execution discarded"
+	// InterruptText answers the calls a user interrupt stopped or never started.
+	InterruptText = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+)
+
+// activityChars is how much of a call's main argument names it in a
+// sibling-cancellation message.
+const activityChars = 40
+
+// SiblingText is the result of a call cancelled because call `activity`
+// errored, e.g. activity "Bash(mkdir /nonexistent/x)".
+func SiblingText(tool, arg string) string {
+	if utf8.RuneCountInString(arg) > activityChars {
+		arg = string([]rune(arg)[:activityChars]) + "…"
+	}
+	return "Cancelled: parallel tool call " + tool + "(" + arg + ") errored"
+}
+
+// Halted says whether the turn's unfinished calls must stop, and with what
+// result. A discard outranks a sibling error, which outranks a user
+// interrupt: the most specific reason is the one the model can act on.
+func Halted(l *schemas.Lease) (text string, ok bool) {
+	switch {
+	case l.Discarded:
+		return DiscardText, true
+	case l.Abort != nil:
+		return l.Abort.Text, true
+	case l.Cancelled:
+		return InterruptText, true
+	}
+	return "", false
+}
+
+// StopRunning says whether a running call of a tool with the given
+// interrupt behaviour must be stopped now, and with what result. A user
+// interrupt stops only tools that allow it; a discard or a sibling error
+// stops every call but the one that errored.
+func StopRunning(l *schemas.Lease, seq int, interruptible bool) (text string, ok bool) {
+	switch {
+	case l.Discarded:
+		return DiscardText, true
+	case l.Abort != nil && l.Abort.Seq != seq:
+		return l.Abort.Text, true
+	case l.Cancelled && interruptible:
+		return InterruptText, true
+	}
+	return "", false
+}
+
+// BatchOf is the index of the greedy batch call seq belongs to: consecutive
+// safe calls form one batch, every other call a batch of its own. Every
+// call up to seq must be classified.
+func BatchOf(l *schemas.Lease, seq int) int {
+	b := 0
+	for i := 1; i <= seq && i < len(l.Calls); i++ {
+		if !(l.Calls[i].Safe && l.Calls[i-1].Safe) {
+			b++
+		}
+	}
+	return b
+}
+
+// ApplyClosedBatches applies the queued context changes of every concurrent
+// batch that has finished, in seq order. A batch has finished when all its
+// calls are done and it can grow no more: the call after it is classified
+// (and so unsafe, or it would belong to the batch), or the turn ends with it.
+// It reports whether it changed the lease.
+func ApplyClosedBatches(l *schemas.Lease) bool {
+	if len(l.Mods) == 0 {
+		return false
+	}
+	var keep []schemas.ContextChange
+	applied := false
+	for _, m := range l.Mods {
+		if batchClosed(l, m.Seq) {
+			l.Apply(m)
+			applied = true
+			continue
+		}
+		keep = append(keep, m)
+	}
+	l.Mods = keep
+	return applied
+}
+
+// batchClosed reports whether the safe batch holding call seq is over.
+func batchClosed(l *schemas.Lease, seq int) bool {
+	for lo := seq - 1; lo >= 0 && l.Calls[lo].Safe; lo-- {
+		if l.Calls[lo].State != schemas.CallDone {
+			return false
+		}
+	}
+	hi := seq
+	for {
+		if l.Calls[hi].State != schemas.CallDone {
+			return false
+		}
+		next := hi + 1
+		if l.Total >= 0 && next >= l.Total {
+			return true
+		}
+		if next >= len(l.Calls) || l.Calls[next].State < schemas.CallReady {
+			return false
+		}
+		if !l.Calls[next].Safe {
+			return true
+		}
+		hi = next
+	}
+}
+
+// QueueChange records a call's context change: an unsafe call's applies at
+// once (it ran alone), a safe call's waits for the end of its batch.
+func QueueChange(l *schemas.Lease, c schemas.ContextChange, safe bool) {
+	if !safe {
+		l.Apply(c)
+		return
+	}
+	l.Mods = append(l.Mods, c)
+	sortMods(l.Mods)
+}
+
+func sortMods(m []schemas.ContextChange) {
+	for i := 1; i < len(m); i++ {
+		for j := i; j > 0 && m[j].Seq < m[j-1].Seq; j-- {
+			m[j], m[j-1] = m[j-1], m[j]
+		}
+	}
+}
+
+// Activity names a call for people and for sibling messages: the first
+// present of its command, file path or pattern.
+func Activity(input []byte) string {
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+		Pattern  string `json:"pattern"`
+	}
+	_ = json.Unmarshal(input, &in)
+	for _, v := range []string{in.Command, in.FilePath, in.Pattern} {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
