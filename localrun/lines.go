@@ -53,3 +53,16 @@ func WriteDone(w io.Writer, rep *Report) error {
 		StopReason: rep.Stream.StopReason, StreamError: rep.Stream.Err,
 	})
 }
+
+// ProgressLine is a progress line of `toolwire run --progress`.
+type ProgressLine struct {
+	Progress bool   `json:"progress"`
+	Seq      int    `json:"seq"`
+	Text     string `json:"text"`
+	At       string `json:"at"`
+}
+
+// WriteProgress writes a progress event as one JSON line.
+func WriteProgress(w io.Writer, p *schemas.ToolProgress) error {
+	return json.NewEncoder(w).Encode(ProgressLine{Progress: true, Seq: p.Seq, Text: p.Text, At: stamp(time.Now())})
+}

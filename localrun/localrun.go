@@ -39,6 +39,9 @@ type Options struct {
 	MaxConcurrency int
 	// Timeout bounds the whole turn (default 10 minutes).
 	Timeout time.Duration
+	// OnProgress, when set, gets the turn's progress events as they happen.
+	// It runs on another goroutine than onResult.
+	OnProgress func(*schemas.ToolProgress)
 }
 
 // Report is what happened to the turn.
@@ -97,6 +100,13 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 		return nil, err
 	}
 	rep := &Report{Turn: client.NewTurnID()}
+	if o.OnProgress != nil {
+		stop, err := cl.Progress(rep.Turn, o.OnProgress)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+	}
 
 	type submission struct {
 		sum client.StreamSummary

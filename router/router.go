@@ -154,10 +154,10 @@ func (r *Router) handle(ctx context.Context, m jetstream.Msg) {
 		err = r.use(ctx, p, meta, d)
 	case *schemas.TurnEnd:
 		err = r.end(ctx, p, d)
-	case *schemas.TurnCancel, *schemas.TurnDiscard:
-		// Interrupts and discards are handled by a later stage of the
-		// design; acknowledging keeps them replayable in the stream.
-		err = nil
+	case *schemas.TurnCancel:
+		err = r.cancel(ctx, p)
+	case *schemas.TurnDiscard:
+		err = r.discard(ctx, p)
 	default:
 		err = &schemas.FieldError{Field: "ce-type", Reason: fmt.Sprintf("%s is not an input event", meta.Type)}
 		stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, err, r.cfg.Log)

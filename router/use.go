@@ -39,18 +39,28 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	}
 	args, err := r.schemas[t.Name()].Apply(args)
 	if err != nil {
+		// A validation error is the call's failure: a tool that cancels its
+		// siblings on error does so here too.
+		why := "Invalid tool arguments: " + err.Error()
 		var ve *coercion.ValidationError
 		if errors.As(err, &ve) {
-			return r.reject(ctx, p, u, err.Error())
+			why = err.Error()
 		}
-		return r.reject(ctx, p, u, "Invalid tool arguments: "+err.Error())
+		return r.rejectFailed(ctx, p, u, why, t.CancelsSiblings(), lease.Activity(args))
 	}
 	pool := r.cfg.Pool
+	halted := ""
 	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(u), func(l *schemas.Lease) error {
+		halted = ""
 		c := l.Call(u.Seq)
 		if c.State != schemas.CallUnknown {
 			// A redelivery: the call is registered; only the dispatch
 			// publish below may still be missing (it is idempotent).
+			return lease.ErrNoChange
+		}
+		if text, ok := lease.Halted(l); ok {
+			// The turn was stopped before this call arrived: it never runs.
+			halted = text
 			return lease.ErrNoChange
 		}
 		c.State, c.Tool, c.Pool = schemas.CallRouted, t.Name(), pool
@@ -58,6 +68,9 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	})
 	if err != nil {
 		return err
+	}
+	if halted != "" {
+		return r.reject(ctx, p, u, halted)
 	}
 	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: t.Name(), Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired}
 	return r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), subjects.DispatchMsgID(p.Tenant, p.Turn, u.Seq), p, meta.TraceParent, u.Seq, d)
@@ -78,6 +91,13 @@ func (r *Router) fresh(u *schemas.ToolUse) func() *schemas.Lease {
 // the lease marks the call done: a crash in between redelivers the event,
 // and the second result publish is dropped as a duplicate.
 func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string) error {
+	return r.rejectFailed(ctx, p, u, why, false, "")
+}
+
+// rejectFailed is reject for a call whose rejection is its own failure:
+// when its tool cancels siblings, the turn's unfinished calls are aborted
+// in the same write that marks it done.
+func (r *Router) rejectFailed(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string, cancelsSiblings bool, activity string) error {
 	now := time.Now().UTC()
 	res := &schemas.ToolResult{
 		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, IsError: true,
@@ -85,7 +105,7 @@ func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 		StartedAt: now, FinishedAt: now, Worker: "router",
 	}
 	err := r.publish(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq), subjects.ResultMsgID(p.Tenant, p.Turn, u.Seq), p, "", u.Seq, res)
-	if err != nil && !r.resultExists(ctx, p, u.Seq) {
+	if err != nil && !r.subjectHasMsg(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)) {
 		return err
 	}
 	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(u), func(l *schemas.Lease) error {
@@ -94,6 +114,9 @@ func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 			return lease.ErrNoChange
 		}
 		c.State, c.Tool = schemas.CallDone, u.Name
+		if cancelsSiblings && l.Abort == nil {
+			l.Abort = &schemas.LeaseAbort{Seq: u.Seq, Text: lease.SiblingText(u.Name, activity)}
+		}
 		return nil
 	})
 	return err
@@ -101,7 +124,7 @@ func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 
 // end records the turn's number of calls and forwards the end to reorder.
 func (r *Router) end(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd) error {
-	_, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(nil), func(l *schemas.Lease) error {
+	l, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(nil), func(l *schemas.Lease) error {
 		if l.Total >= 0 {
 			return lease.ErrNoChange
 		}
@@ -114,17 +137,60 @@ func (r *Router) end(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd)
 	if err != nil {
 		return err
 	}
-	return r.publish(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn), subjects.ResultEndMsgID(p.Tenant, p.Turn), p, "", -1, e)
+	return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: l.Total, StopReason: e.StopReason, Error: e.Error})
 }
 
-// resultExists tells a refused result publish (the call already has one)
-// from a failed one.
-func (r *Router) resultExists(ctx context.Context, p subjects.Parsed, seq int) bool {
+// publishEnd gives reorder the turn's end. The lease's count is the one
+// that holds when two ends disagree (a discard closed the turn first).
+func (r *Router) publishEnd(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd) error {
+	err := r.publish(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn), subjects.ResultEndMsgID(p.Tenant, p.Turn), p, "", -1, e)
+	if err != nil && r.subjectHasMsg(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn)) {
+		return nil
+	}
+	return err
+}
+
+// cancel marks a user interrupt: calls not started never start, running
+// calls of interruptible tools are stopped.
+func (r *Router) cancel(ctx context.Context, p subjects.Parsed) error {
+	_, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(nil), func(l *schemas.Lease) error {
+		if l.Cancelled {
+			return lease.ErrNoChange
+		}
+		l.Cancelled = true
+		return nil
+	})
+	return err
+}
+
+// discard marks a failed stream: every unfinished call is stopped or never
+// started. The stream that will not finish sends no turn_end, so the turn
+// is closed at the calls seen so far.
+func (r *Router) discard(ctx context.Context, p subjects.Parsed) error {
+	l, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(nil), func(l *schemas.Lease) error {
+		if l.Discarded && l.Total >= 0 {
+			return lease.ErrNoChange
+		}
+		l.Discarded = true
+		if l.Total < 0 {
+			l.Total = len(l.Calls)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: l.Total, StopReason: "discarded"})
+}
+
+// subjectHasMsg tells a refused publish to the result stream (the subject
+// already has its one message) from a failed one.
+func (r *Router) subjectHasMsg(ctx context.Context, subject string) bool {
 	s, err := r.js.Stream(ctx, r.cfg.Space.ResultStream())
 	if err != nil {
 		return false
 	}
-	_, err = s.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, seq))
+	_, err = s.GetLastMsgForSubject(ctx, subject)
 	return err == nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,7 @@ func newRun() *cobra.Command {
 	var (
 		format, stream, workdir string
 		pace, timeout           time.Duration
-		testTools               bool
+		testTools, progress     bool
 		executors, maxConc      int
 	)
 	cmd := &cobra.Command{
@@ -41,22 +42,39 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 				return err
 			}
 			out := cmd.OutOrStdout()
-			var werr error
-			rep, err := localrun.Run(cmd.Context(), localrun.Options{
+			var (
+				mu     sync.Mutex // results and progress come on different goroutines
+				werr   error
+				closed bool // turn_done is written: nothing may follow it
+			)
+			write := func(f func() error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if werr == nil && !closed {
+					werr = f()
+				}
+			}
+			opts := localrun.Options{
 				Format: format, Stream: data, Pace: pace, WorkDir: workdir, Tools: reg,
 				Executors: executors, MaxConcurrency: mc, Timeout: timeout,
-			}, func(r *schemas.ToolResult) {
-				if werr == nil {
-					werr = localrun.WriteResult(out, r)
-				}
+			}
+			if progress {
+				opts.OnProgress = func(p *schemas.ToolProgress) { write(func() error { return localrun.WriteProgress(out, p) }) }
+			}
+			rep, err := localrun.Run(cmd.Context(), opts, func(r *schemas.ToolResult) {
+				write(func() error { return localrun.WriteResult(out, r) })
 			})
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
+			write(func() error {
+				closed = true
+				return localrun.WriteDone(out, rep)
+			})
 			if werr != nil {
 				return fmt.Errorf("run: writing results: %w", werr)
 			}
-			return localrun.WriteDone(out, rep)
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -67,6 +85,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
 	f.IntVar(&executors, "executors", 1, "executor workers")
 	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default $TOOLWIRE_MAX_TOOL_USE_CONCURRENCY or 10)")
+	f.BoolVar(&progress, "progress", false, `also print progress events as they happen: {"progress":true,"seq":N,"text":…}`)
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "give up on the turn after this long")
 	return cmd
 }

@@ -4,24 +4,34 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/subjects"
 )
 
 func newServe() *cobra.Command {
 	var (
-		listen, store, workdir string
-		testTools              bool
-		executors, reorders    int
-		maxConc                int
+		listen, store, workdir, natsURL, stages string
+		testTools                               bool
+		executors, reorders                     int
+		maxConc                                 int
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run an embedded NATS server and every stage until SIGINT/SIGTERM",
-		Args:  cobra.NoArgs,
+		Short: "Run the pipeline's stages (and, by default, an embedded NATS server) until SIGINT/SIGTERM",
+		Long: `serve runs an embedded NATS server with JetStream and every stage, until SIGINT or
+SIGTERM; then it drains and exits 0.
+
+With --nats it joins an existing NATS server (or cluster) instead, and --stages picks
+which stages this process runs: add executor processes with
+  toolwire serve --nats nats://host:4222 --stages executor`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			reg, err := registry(testTools)
@@ -32,19 +42,30 @@ func newServe() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			srv, err := embedded.Start(embedded.Options{StoreDir: store, Listen: listen})
+			counts, err := stageCounts(stages, executors, reorders)
 			if err != nil {
 				return err
 			}
-			defer srv.Shutdown()
-			p, err := pipeline.Start(cmd.Context(), srv.Connect, pipeline.Config{
-				Space: subjects.Default(), Tools: reg, Executors: executors, Reorders: reorders,
-				MaxConcurrency: mc, WorkDir: workdir, Log: log,
+			dial := pipeline.Dialer(func(name string, opts ...nats.Option) (*nats.Conn, error) {
+				return nats.Connect(natsURL, append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1)}, opts...)...)
+			})
+			where := natsURL
+			if natsURL == "" {
+				srv, err := embedded.Start(embedded.Options{StoreDir: store, Listen: listen})
+				if err != nil {
+					return err
+				}
+				defer srv.Shutdown()
+				dial, where = srv.Connect, srv.ClientURL()
+			}
+			p, err := pipeline.Start(cmd.Context(), dial, pipeline.Config{
+				Space: subjects.Default(), Tools: reg, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
+				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{},
 			})
 			if err != nil {
 				return err
 			}
-			log.Info("toolwire serving", "nats", srv.ClientURL(), "store", store, "executors", len(p.Workers))
+			log.Info("toolwire serving", "nats", where, "stages", stages, "executors", len(p.Workers))
 			<-cmd.Context().Done()
 			log.Info("draining")
 			if err := p.Stop(); err != nil {
@@ -55,12 +76,33 @@ func newServe() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "127.0.0.1:4222", "NATS client address")
-	f.StringVar(&store, "store", "./toolwire-data", "JetStream storage directory")
+	f.StringVar(&listen, "listen", "127.0.0.1:4222", "NATS client address of the embedded server")
+	f.StringVar(&store, "store", "./toolwire-data", "JetStream storage directory of the embedded server")
+	f.StringVar(&natsURL, "nats", "", "join this NATS server instead of embedding one")
+	f.StringVar(&stages, "stages", "router,executor,reorder", "stages to run: any of router, executor, reorder")
 	f.StringVar(&workdir, "workdir", "", "working directory of calls whose turn names none (default: current)")
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
 	f.IntVar(&executors, "executors", 2, "executor workers")
 	f.IntVar(&reorders, "reorders", 1, "reorder instances")
 	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default $TOOLWIRE_MAX_TOOL_USE_CONCURRENCY or 10)")
 	return cmd
+}
+
+// stageCounts turns --stages into instance counts (router, executor,
+// reorder); a stage left out runs no instance.
+func stageCounts(stages string, executors, reorders int) ([3]int, error) {
+	known := []string{"router", "executor", "reorder"}
+	counts := [3]int{-1, -1, -1}
+	for _, s := range strings.Split(stages, ",") {
+		s = strings.TrimSpace(s)
+		i := slices.Index(known, s)
+		if i < 0 {
+			return counts, fmt.Errorf("serve: --stages: unknown stage %q (known: %s)", s, strings.Join(known, ", "))
+		}
+		counts[i] = []int{1, executors, reorders}[i]
+		if counts[i] <= 0 {
+			return counts, fmt.Errorf("serve: --stages includes %s but its count is %d", s, counts[i])
+		}
+	}
+	return counts, nil
 }
