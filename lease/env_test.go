@@ -108,7 +108,8 @@ func queuedUpdates() int {
 	count := 0
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		lines := strings.SplitN(g, "\n", 3)
-		if len(lines) >= 2 && strings.Contains(lines[0], "[chan receive") &&
+		waiting := strings.Contains(lines[0], "[chan receive") || strings.Contains(lines[0], "[select")
+		if len(lines) >= 2 && waiting &&
 			strings.Contains(lines[1], "lease.(*Store).Update(") {
 			count++
 		}

@@ -29,7 +29,7 @@ func Running(l *schemas.Lease) int {
 // unsafe call and for a free slot under MaxConcurrency; an unsafe call waits
 // for every earlier call.
 func CanStart(l *schemas.Lease, seq int) bool {
-	if seq >= len(l.Calls) || l.Calls[seq].State != schemas.CallReady {
+	if seq < 0 || seq >= len(l.Calls) || l.Calls[seq].State != schemas.CallReady {
 		return false
 	}
 	safe := l.Calls[seq].Safe

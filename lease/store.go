@@ -82,7 +82,7 @@ type Mutator func(l *schemas.Lease) error
 // the key; only writers in other processes cause conflicts.
 func (s *Store) Update(ctx context.Context, tenant, turn string, fresh func() *schemas.Lease, fn Mutator) (*schemas.Lease, uint64, error) {
 	key := s.space.LeaseKey(tenant, turn)
-	o := &op{fresh: fresh, fn: fn, done: make(chan struct{})}
+	o := &op{fresh: fresh, fn: fn, done: make(chan struct{}), lead: make(chan struct{})}
 	s.mu.Lock()
 	q, ok := s.queues[key]
 	if !ok {
@@ -90,12 +90,17 @@ func (s *Store) Update(ctx context.Context, tenant, turn string, fresh func() *s
 		s.queues[key] = q
 	}
 	q.ops = append(q.ops, o)
-	lead := !q.leading
+	leader := !q.leading
 	q.leading = true
 	s.mu.Unlock()
-	if lead {
-		s.lead(ctx, tenant, turn, key, q)
+	if !leader {
+		select {
+		case <-o.done:
+			return o.l, o.rev, o.err
+		case <-o.lead:
+		}
 	}
+	s.runBatch(ctx, tenant, turn, key, q)
 	<-o.done
 	return o.l, o.rev, o.err
 }
@@ -110,30 +115,41 @@ type queue struct {
 type op struct {
 	fresh func() *schemas.Lease
 	fn    Mutator
-	done  chan struct{}
-	l     *schemas.Lease
-	rev   uint64
-	err   error
+	// done is closed with the outcome; lead, when this op is handed the
+	// leadership of its queue.
+	done chan struct{}
+	lead chan struct{}
+	l    *schemas.Lease
+	rev  uint64
+	err  error
 }
 
-// lead applies batches of queued updates until the queue is empty.
-func (s *Store) lead(ctx context.Context, tenant, turn, key string, q *queue) {
-	for {
-		s.mu.Lock()
-		batch := q.ops
-		q.ops = nil
-		if len(batch) == 0 {
-			q.leading = false
-			delete(s.queues, key)
-			s.mu.Unlock()
-			return
-		}
-		s.mu.Unlock()
-		s.apply(ctx, tenant, turn, batch)
-		for _, o := range batch {
-			close(o.done)
-		}
+// batchTimeout bounds one batch: it runs on behalf of several callers, so
+// the leader's own cancellation must not fail the others.
+const batchTimeout = 30 * time.Second
+
+// runBatch applies every queued update (the leader's among them) in one
+// compare-and-set, then hands the leadership to the first update that
+// queued meanwhile, so no caller runs other callers' batches for long.
+func (s *Store) runBatch(ctx context.Context, tenant, turn, key string, q *queue) {
+	s.mu.Lock()
+	batch := q.ops
+	q.ops = nil
+	s.mu.Unlock()
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), batchTimeout)
+	s.apply(bctx, tenant, turn, batch)
+	cancel()
+	for _, o := range batch {
+		close(o.done)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(q.ops) == 0 {
+		q.leading = false
+		delete(s.queues, key)
+		return
+	}
+	close(q.ops[0].lead)
 }
 
 // apply runs one batch: read, apply every mutator in order, write once;
@@ -177,7 +193,9 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 			if rev == 0 {
 				// Nothing to create: the lease still does not exist.
 				for _, o := range live {
-					o.err = fmt.Errorf("lease: turn %s/%s: %w", tenant, turn, jetstream.ErrKeyNotFound)
+					if o.err == nil {
+						o.err = fmt.Errorf("lease: turn %s/%s: %w", tenant, turn, jetstream.ErrKeyNotFound)
+					}
 				}
 				return
 			}

@@ -18,7 +18,7 @@ const SleepMaxMillis = 600_000
 
 // Tools returns the test tools, sorted by name.
 func Tools() []*tool.Tool {
-	return []*tool.Tool{Noop(), Sleep()}
+	return []*tool.Tool{Chdir(), Noop(), Sleep()}
 }
 
 // Noop returns the Noop tool: safe, read-only, and answers with its input.
