@@ -1,5 +1,6 @@
-// Package builtin holds the tools every toolwire executor can host: Bash and
-// Read.
+// Package builtin holds the tools every toolwire executor can host: Bash,
+// Read, and EnterPlanMode/ExitPlanMode, which switch the turn's permission
+// mode through a context change.
 package builtin
 
 import (

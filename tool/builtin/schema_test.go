@@ -61,8 +61,12 @@ func TestInputSchemas(t *testing.T) {
 
 func TestTools(t *testing.T) {
 	tools := Tools()
-	if len(tools) != 2 || tools[0].Name() != "Bash" || tools[1].Name() != "Read" {
-		t.Fatalf("Tools() = %v, want Bash and Read", tools)
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name())
+	}
+	if strings.Join(names, ",") != "Bash,EnterPlanMode,ExitPlanMode,Read" {
+		t.Fatalf("Tools() = %v, want Bash, EnterPlanMode, ExitPlanMode, Read", names)
 	}
 	if _, err := tool.NewRegistry(tools...); err != nil {
 		t.Fatal(err)
