@@ -12,7 +12,7 @@ import (
 
 // Tools returns the built-in tools, sorted by name.
 func Tools() []*tool.Tool {
-	return []*tool.Tool{Bash(), Read(), EnterPlanMode(), ExitPlanMode()}
+	return []*tool.Tool{Bash(), EnterPlanMode(), ExitPlanMode(), Read()}
 }
 
 // decodeInput unmarshals a call's input; the executor has validated it
