@@ -116,16 +116,30 @@ func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opt
 		return fmt.Errorf("client: %w", err)
 	}
 	for i, call := range calls {
-		input := call.Input
-		if len(input) == 0 {
-			input = json.RawMessage(`{}`)
-		}
-		mc := modelstream.Call{Seq: i, ID: call.ID, Name: call.Name, Input: input, Complete: true}
-		if err := c.publishUse(ctx, turn, mc, opts); err != nil {
+		if err := c.SubmitCall(ctx, turn, i, call, opts); err != nil {
 			return err
 		}
 	}
-	return c.publishEnd(ctx, turn, &schemas.TurnEnd{Calls: len(calls), StopReason: "tool_use"})
+	return c.EndTurn(ctx, turn, len(calls), "tool_use")
+}
+
+// SubmitCall publishes one call of a turn as soon as it is known, for an
+// adapter of its own; seq is the call's 0-based position. EndTurn closes the
+// turn.
+func (c *Client) SubmitCall(ctx context.Context, turn string, seq int, call Call, opts TurnOptions) error {
+	if err := subjects.CheckToken("turn", turn); err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	input := call.Input
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	return c.publishUse(ctx, turn, modelstream.Call{Seq: seq, ID: call.ID, Name: call.Name, Input: input, Complete: true}, opts)
+}
+
+// EndTurn says a turn has exactly calls calls.
+func (c *Client) EndTurn(ctx context.Context, turn string, calls int, stopReason string) error {
+	return c.publishEnd(ctx, turn, &schemas.TurnEnd{Calls: calls, StopReason: stopReason})
 }
 
 func (c *Client) publishUse(ctx context.Context, turn string, call modelstream.Call, opts TurnOptions) error {
