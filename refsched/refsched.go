@@ -144,3 +144,44 @@ func Check(safe []bool, spans []Span, maxConcurrency int) error {
 	}
 	return nil
 }
+
+// ContextSeen is the reference of notes/semantics.md §6: for each call, how
+// many context changes it runs with, and which call made the last of them
+// (-1 for none). changed[j] says call j returned a change (and finished
+// normally). An unsafe call's change applies when it finishes; the changes
+// of a concurrent batch apply together when the batch ends, in seq order.
+// A call runs with every change of the batches before its own.
+func ContextSeen(safe, changed []bool) (versions, last []int) {
+	versions = make([]int, len(safe))
+	last = make([]int, len(safe))
+	batches := Batches(safe)
+	applied, lastBy := 0, -1
+	for _, b := range batches {
+		for _, i := range b {
+			versions[i], last[i] = applied, lastBy
+		}
+		for _, i := range b {
+			if changed[i] {
+				applied++
+				lastBy = i
+			}
+		}
+	}
+	return versions, last
+}
+
+// MustWaitFor reports which calls cannot start before call f finishes: the
+// later calls that are unsafe, every later call when f is unsafe, and every
+// call after a later unsafe one. When f errors and cancels its siblings,
+// none of these may run.
+func MustWaitFor(safe []bool, f int) []bool {
+	out := make([]bool, len(safe))
+	barrier := !safe[f]
+	for j := f + 1; j < len(safe); j++ {
+		if !safe[j] {
+			barrier = true
+		}
+		out[j] = barrier
+	}
+	return out
+}

@@ -108,3 +108,25 @@ func TestSimulateRandom(t *testing.T) {
 		}
 	}
 }
+
+func TestContextSeen(t *testing.T) {
+	// batches: [0 1] [2] [3 4] [5]
+	safe := []bool{true, true, false, true, true, false}
+	changed := []bool{true, true, false, true, false, true}
+	v, last := ContextSeen(safe, changed)
+	wantV := []int{0, 0, 2, 2, 2, 3}
+	wantL := []int{-1, -1, 1, 1, 1, 3}
+	if !reflect.DeepEqual(v, wantV) || !reflect.DeepEqual(last, wantL) {
+		t.Fatalf("ContextSeen = %v %v, want %v %v", v, last, wantV, wantL)
+	}
+}
+
+func TestMustWaitFor(t *testing.T) {
+	safe := []bool{true, true, true, false, true}
+	if got, want := MustWaitFor(safe, 1), []bool{false, false, false, true, true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("safe f: %v, want %v", got, want)
+	}
+	if got, want := MustWaitFor(safe, 3), []bool{false, false, false, false, true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("unsafe f: %v, want %v", got, want)
+	}
+}
