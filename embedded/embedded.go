@@ -79,6 +79,10 @@ func Start(o Options) (*Server, error) {
 		NoLog:              !o.Logs,
 		NoSigs:             true,
 		MaxPayload:         8 << 20,
+		// In-process clients share the machine's cores with the server; a
+		// client starved for the default 10 s under load must not be cut
+		// off as a slow consumer.
+		WriteDeadline: time.Minute,
 	}
 	if o.Listen != "" {
 		host, port, err := net.SplitHostPort(o.Listen)

@@ -146,10 +146,40 @@ func (e *Executor) renew(ctx context.Context, c *call) (stop func()) {
 // one compare-and-set with what the result means for the turn: a failure
 // of a tool that cancels its siblings aborts the turn's unfinished calls,
 // a context change is applied or queued, finished batches apply theirs.
+//
+// Both writes are retried through connection loss: the call has run, and a
+// result given up here would come back as "outcome unknown".
 func (e *Executor) finish(ctx context.Context, c *call, r *schemas.ToolResult, change *tool.ContextChange, fails bool) error {
-	if err := e.publishResult(ctx, c.p, c.meta.TraceParent, r); err != nil {
+	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, r) }); err != nil {
 		return err
 	}
+	return e.persist(ctx, func() error { return e.markDone(ctx, c, r, change, fails) })
+}
+
+// persistFor bounds how long finish keeps retrying its writes.
+const persistFor = 2 * time.Minute
+
+// persist runs write until it succeeds, backing off, for up to persistFor.
+func (e *Executor) persist(ctx context.Context, write func() error) error {
+	deadline := time.Now().Add(persistFor)
+	delay := 50 * time.Millisecond
+	for {
+		err := write()
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		e.cfg.Log.Warn("executor: retrying a write", "err", err, "in", delay)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		delay = min(2*delay, 2*time.Second)
+	}
+}
+
+// markDone marks the call done with what its result means for the turn.
+func (e *Executor) markDone(ctx context.Context, c *call, r *schemas.ToolResult, change *tool.ContextChange, fails bool) error {
 	seq := c.d.Seq
 	cancels := fails && c.t != nil && c.t.CancelsSiblings()
 	_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {

@@ -128,3 +128,29 @@ func TestEmptyOutputAndErrorsShaped(t *testing.T) {
 		t.Errorf("error not sanitized: %q", c)
 	}
 }
+
+// TestTurnCap: past the turn's 200,000 characters, results go to the blob
+// store with a preview, even when each is within its tool's own cap.
+func TestTurnCap(t *testing.T) {
+	srv := testenv.Server(t)
+	testenv.Pipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
+	cl := testenv.Client(t, srv)
+	big := `{"pad":"` + strings.Repeat("x", 90_000) + `"}`
+	var calls []client.Call
+	for i := range 3 {
+		calls = append(calls, call(string(rune('a'+i)), "Noop", big))
+	}
+	res := runCalls(t, cl, "turncap", calls)
+	if res[0].Truncated || res[1].Truncated {
+		t.Fatalf("first two results (180,000 characters) were cut")
+	}
+	if !res[2].Truncated || res[2].BlobRef == "" || len(res[2].Content) > 3000 {
+		t.Fatalf("third result: truncated %v blob %q length %d", res[2].Truncated, res[2].BlobRef, len(res[2].Content))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	blob, err := cl.Blob(ctx, res[2].BlobRef)
+	if err != nil || string(blob) != big {
+		t.Fatalf("blob: %d bytes, %v", len(blob), err)
+	}
+}

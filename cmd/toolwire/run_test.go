@@ -194,3 +194,33 @@ func TestDemo(t *testing.T) {
 		}
 	}
 }
+
+// TestRunProgress: --progress adds progress lines, in completion order,
+// before turn_done.
+func TestRunProgress(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "two.sse")
+	if err := os.WriteFile(f, []byte(sleepStream(2, "0.2")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "run", "--format", "anthropic", "--stream", f, "--progress", "--workdir", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	progress := 0
+	for _, line := range lines[:len(lines)-1] {
+		var p localrun.ProgressLine
+		if json.Unmarshal([]byte(line), &p) == nil && p.Progress {
+			progress++
+			if !strings.Contains(p.Text, "Bash(sleep 0.2 && echo") {
+				t.Errorf("progress text %q", p.Text)
+			}
+		}
+	}
+	if progress != 2 {
+		t.Errorf("%d progress lines, want 2:\n%s", progress, out)
+	}
+	if !strings.Contains(lines[len(lines)-1], `"turn_done":true`) {
+		t.Errorf("last line: %s", lines[len(lines)-1])
+	}
+}
