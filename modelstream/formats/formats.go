@@ -10,6 +10,8 @@ import (
 
 	"github.com/toolwire/toolwire/modelstream"
 	"github.com/toolwire/toolwire/modelstream/anthropic"
+	"github.com/toolwire/toolwire/modelstream/gemini"
+	"github.com/toolwire/toolwire/modelstream/hermes"
 )
 
 // ErrUnknown is returned for a format toolwire cannot parse.
@@ -17,6 +19,8 @@ var ErrUnknown = errors.New("formats: unknown stream format")
 
 var constructors = map[string]func() modelstream.Parser{
 	"anthropic": func() modelstream.Parser { return anthropic.New() },
+	"gemini":    func() modelstream.Parser { return gemini.New() },
+	"hermes":    func() modelstream.Parser { return hermes.New() },
 }
 
 // Parser returns a new parser for the named format.
