@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/chunks"
+	"github.com/toolwire/toolwire/modelstream/formats"
+)
+
+// parseCall is one call line of `toolwire parse`.
+type parseCall struct {
+	Seq      int             `json:"seq"`
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Input    json.RawMessage `json:"input,omitempty"`
+	Complete bool            `json:"complete"`
+	Error    string          `json:"error,omitempty"`
+	At       int64           `json:"at"`
+}
+
+// parseEnd is the last line of `toolwire parse`.
+type parseEnd struct {
+	End        bool    `json:"end"`
+	Calls      int     `json:"calls"`
+	StopReason string  `json:"stop_reason"`
+	Error      *string `json:"error"`
+}
+
+func newParse() *cobra.Command {
+	var (
+		format  string
+		chunked bool
+	)
+	cmd := &cobra.Command{
+		Use:   "parse --format FORMAT [FILE]",
+		Short: "Parse a model's response stream and print each tool call the moment it is complete",
+		Long: `parse reads a model response stream (FILE, or stdin) and prints one JSON object per
+line, each written the moment it is known:
+  {"seq":0,"id":"…","name":"…","input":{…},"complete":true,"at":N}
+for each call (at: the byte offset just past the event that completed it; a call that
+never completed has "complete":false, an "error" and no "input"), then
+  {"end":true,"calls":N,"stop_reason":"…","error":null|"…"}
+Formats: ` + strings.Join(formats.Names(), ", ") + `. With --chunks the input is a
+.chunks.jsonl capture (one data payload per line) and offsets are into that file.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			parser, err := formats.Parser(format)
+			if err != nil {
+				return fmt.Errorf("parse: %w", err)
+			}
+			var in io.Reader = cmd.InOrStdin()
+			if len(args) == 1 {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return fmt.Errorf("parse: %w", err)
+				}
+				defer f.Close()
+				in = f
+			}
+			at := func(off int64) int64 { return off }
+			if chunked {
+				cr := chunks.NewReader(in)
+				in, at = cr, cr.FileOffset
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			h := modelstream.HandlerFuncs{
+				OnCall: func(_ context.Context, c modelstream.Call) error {
+					line := parseCall{Seq: c.Seq, ID: c.ID, Name: c.Name, Complete: c.Complete, Error: c.Err, At: at(c.At)}
+					if c.Complete {
+						line.Input = c.Input
+					}
+					return enc.Encode(line)
+				},
+				OnEnd: func(_ context.Context, e modelstream.End) error {
+					line := parseEnd{End: true, Calls: e.Calls, StopReason: e.StopReason}
+					if e.Err != "" {
+						line.Error = &e.Err
+					}
+					return enc.Encode(line)
+				},
+			}
+			if err := parser.Parse(cmd.Context(), in, h); err != nil {
+				return fmt.Errorf("parse: %w", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "", "stream format: "+strings.Join(formats.Names(), ", "))
+	cmd.Flags().BoolVar(&chunked, "chunks", false, "the input is a .chunks.jsonl capture: one SSE data payload per line")
+	_ = cmd.MarkFlagRequired("format")
+	return cmd
+}

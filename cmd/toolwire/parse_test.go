@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/modelstream/formats"
+)
+
+// fixtureFormat is the format of a captured stream, by its file name.
+func fixtureFormat(name string) string {
+	for prefix, f := range map[string]string{
+		"anthropic_": "anthropic", "openai_chat_": "openai-chat", "openai_responses_": "openai-responses",
+		"gemini": "gemini", "hermes": "hermes",
+	} {
+		if strings.HasPrefix(name, prefix) {
+			return f
+		}
+	}
+	return ""
+}
+
+// TestParseFixtures runs every captured stream through `toolwire parse` and
+// checks the calls its SOURCES.md row describes and the output contract.
+func TestParseFixtures(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(fixtures, "*"))
+	if len(files) == 0 {
+		t.Skipf("no fixtures under %s", fixtures)
+	}
+	want := map[string][]string{
+		"anthropic_text_then_tool_use.sse":                      {"get_weather"},
+		"anthropic_tool_use_only_haiku45.sse":                   {"get_weather"},
+		"anthropic_parallel_tool_use.sse":                       {"secret_retrieval_tool", "secret_retrieval_tool"},
+		"anthropic_max_tokens_mid_tool_use.sse":                 {"make_file!"},
+		"anthropic_tool_no_args.chunks.jsonl":                   {"updateIssueList"},
+		"openai_chat_parallel_fragmented.sse":                   {"GetWeatherArgs", "get_stock_price"},
+		"openai_chat_parallel_empty_object_args.sse":            {"get_product_name", "get_product_name"},
+		"openai_chat_groq_error_midstream.sse":                  {},
+		"openai_chat_compat_index_starts_at_1.sse":              {"*"},
+		"openai_responses_parallel_function_calls.sse":          {"*", "*"},
+		"openai_responses_reasoning_text_then_function_call.sse": {"*"},
+		"gemini_parallel_function_calls.sse":                    {"*", "*"},
+		"gemini3_function_call_with_id.sse":                     {"*"},
+		"gemini_vertex_streamed_args.chunks.jsonl":              {"read_theme", "read_screen", "read_screen", "read_screen"},
+		"hermes_qwen25_two_calls.txt":                           {"get_current_temperature", "get_temperature_date"},
+		"hermes2pro_arguments_first.txt":                        {"*"},
+	}
+	known := formats.Names()
+	for _, f := range files {
+		name := filepath.Base(f)
+		if name == "SOURCES.md" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			format := fixtureFormat(name)
+			if !slices.Contains(known, format) {
+				t.Skipf("format %q not built in", format)
+			}
+			names, ok := want[name]
+			if !ok {
+				t.Fatalf("no expectation for %s", name)
+			}
+			args := []string{"parse", "--format", format, f}
+			if strings.HasSuffix(name, ".chunks.jsonl") {
+				args = append(args, "--chunks")
+			}
+			out, err := runCLI(t, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			size, _ := os.Stat(f)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			var end parseEnd
+			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &end); err != nil || !end.End {
+				t.Fatalf("last line %q", lines[len(lines)-1])
+			}
+			calls := lines[:len(lines)-1]
+			if len(calls) != len(names) || end.Calls != len(names) {
+				t.Fatalf("%d calls (end says %d), want %d:\n%s", len(calls), end.Calls, len(names), out)
+			}
+			if name == "openai_chat_groq_error_midstream.sse" && (end.Error == nil || !strings.Contains(*end.Error, "tool_use_failed")) {
+				t.Errorf("groq error not reported: %s", lines[len(lines)-1])
+			}
+			last := int64(0)
+			for i, line := range calls {
+				var raw map[string]json.RawMessage
+				var c parseCall
+				if json.Unmarshal([]byte(line), &raw) != nil || json.Unmarshal([]byte(line), &c) != nil {
+					t.Fatalf("line %d: %q", i, line)
+				}
+				wantName := strings.TrimSuffix(names[i], "!")
+				incomplete := strings.HasSuffix(names[i], "!")
+				if c.Seq != i || c.ID == "" || (wantName != "*" && c.Name != wantName) || c.Complete == incomplete {
+					t.Errorf("call %d: %s", i, line)
+				}
+				if _, hasInput := raw["input"]; hasInput == incomplete || (incomplete && c.Error == "") {
+					t.Errorf("call %d: input/error contract broken: %s", i, line)
+				}
+				if c.At <= 0 || c.At < last || c.At > size.Size() {
+					t.Errorf("call %d: at %d (previous %d, file %d bytes)", i, c.At, last, size.Size())
+				}
+				last = c.At
+			}
+		})
+	}
+}
+
+func TestParseStdinAndErrors(t *testing.T) {
+	if _, err := runCLI(t, "parse", "--format", "nope", "x"); err == nil || !strings.Contains(err.Error(), "anthropic") {
+		t.Errorf("unknown format: %v", err)
+	}
+	if _, err := runCLI(t, "parse", "x"); err == nil {
+		t.Error("missing --format accepted")
+	}
+}
