@@ -32,22 +32,22 @@ func TestParseFixtures(t *testing.T) {
 		t.Skipf("no fixtures under %s", fixtures)
 	}
 	want := map[string][]string{
-		"anthropic_text_then_tool_use.sse":                      {"get_weather"},
-		"anthropic_tool_use_only_haiku45.sse":                   {"get_weather"},
-		"anthropic_parallel_tool_use.sse":                       {"secret_retrieval_tool", "secret_retrieval_tool"},
-		"anthropic_max_tokens_mid_tool_use.sse":                 {"make_file!"},
-		"anthropic_tool_no_args.chunks.jsonl":                   {"updateIssueList"},
-		"openai_chat_parallel_fragmented.sse":                   {"GetWeatherArgs", "get_stock_price"},
-		"openai_chat_parallel_empty_object_args.sse":            {"get_product_name", "get_product_name"},
-		"openai_chat_groq_error_midstream.sse":                  {},
-		"openai_chat_compat_index_starts_at_1.sse":              {"*"},
-		"openai_responses_parallel_function_calls.sse":          {"*", "*"},
+		"anthropic_text_then_tool_use.sse":                       {"get_weather"},
+		"anthropic_tool_use_only_haiku45.sse":                    {"get_weather"},
+		"anthropic_parallel_tool_use.sse":                        {"secret_retrieval_tool", "secret_retrieval_tool"},
+		"anthropic_max_tokens_mid_tool_use.sse":                  {"make_file!"},
+		"anthropic_tool_no_args.chunks.jsonl":                    {"updateIssueList"},
+		"openai_chat_parallel_fragmented.sse":                    {"GetWeatherArgs", "get_stock_price"},
+		"openai_chat_parallel_empty_object_args.sse":             {"get_product_name", "get_product_name"},
+		"openai_chat_groq_error_midstream.sse":                   {},
+		"openai_chat_compat_index_starts_at_1.sse":               {"*"},
+		"openai_responses_parallel_function_calls.sse":           {"*", "*"},
 		"openai_responses_reasoning_text_then_function_call.sse": {"*"},
-		"gemini_parallel_function_calls.sse":                    {"*", "*"},
-		"gemini3_function_call_with_id.sse":                     {"*"},
-		"gemini_vertex_streamed_args.chunks.jsonl":              {"read_theme", "read_screen", "read_screen", "read_screen"},
-		"hermes_qwen25_two_calls.txt":                           {"get_current_temperature", "get_temperature_date"},
-		"hermes2pro_arguments_first.txt":                        {"*"},
+		"gemini_parallel_function_calls.sse":                     {"*", "*"},
+		"gemini3_function_call_with_id.sse":                      {"*"},
+		"gemini_vertex_streamed_args.chunks.jsonl":               {"read_theme", "read_screen", "read_screen", "read_screen"},
+		"hermes_qwen25_two_calls.txt":                            {"get_current_temperature", "get_temperature_date"},
+		"hermes2pro_arguments_first.txt":                         {"*"},
 	}
 	known := formats.Names()
 	for _, f := range files {
