@@ -35,7 +35,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // WriteResult writes a result as one JSON line.
 func WriteResult(w io.Writer, r *schemas.ToolResult) error {
-	return json.NewEncoder(w).Encode(ResultLine{
+	return encoder(w).Encode(ResultLine{
 		Seq: r.Seq, ToolUseID: r.ToolUseID, Name: r.Name, IsError: r.IsError, Content: r.Content,
 		StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt), Worker: r.Worker, Attempt: r.Attempt,
 	})
@@ -47,7 +47,7 @@ func WriteDone(w io.Writer, rep *Report) error {
 	if rep.Done != nil {
 		calls = rep.Done.Results
 	}
-	return json.NewEncoder(w).Encode(DoneLine{
+	return encoder(w).Encode(DoneLine{
 		TurnDone: rep.Done != nil, Calls: calls,
 		StreamStartedAt: stamp(rep.Stream.StartedAt), StreamEndedAt: stamp(rep.Stream.EndedAt),
 		StopReason: rep.Stream.StopReason, StreamError: rep.Stream.Err,
@@ -64,5 +64,13 @@ type ProgressLine struct {
 
 // WriteProgress writes a progress event as one JSON line.
 func WriteProgress(w io.Writer, p *schemas.ToolProgress) error {
-	return json.NewEncoder(w).Encode(ProgressLine{Progress: true, Seq: p.Seq, Text: p.Text, At: stamp(time.Now())})
+	return encoder(w).Encode(ProgressLine{Progress: true, Seq: p.Seq, Text: p.Text, At: stamp(time.Now())})
+}
+
+// encoder writes JSON lines as people and scripts read them: no HTML
+// escaping of <, > and &, which tool output is full of.
+func encoder(w io.Writer) *json.Encoder {
+	e := json.NewEncoder(w)
+	e.SetEscapeHTML(false)
+	return e
 }

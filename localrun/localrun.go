@@ -114,7 +114,7 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 	}
 	submitted := make(chan submission, 1)
 	go func() {
-		sum, err := cl.SubmitStream(ctx, rep.Turn, parser, paced(ctx, o.Stream, o.Pace), client.TurnOptions{MaxConcurrency: o.MaxConcurrency})
+		sum, err := cl.SubmitStream(ctx, rep.Turn, parser, paced(ctx, o.Format, o.Stream, o.Pace), client.TurnOptions{MaxConcurrency: o.MaxConcurrency})
 		submitted <- submission{sum, err}
 	}()
 	for d, err := range cl.Results(ctx, rep.Turn) {
@@ -136,8 +136,17 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 	return rep, sub.err
 }
 
-// paced feeds stream through a pipe, pausing between SSE events.
-func paced(ctx context.Context, stream []byte, pace time.Duration) io.Reader {
+// pieces splits a stream where a model would pause: between SSE events,
+// or, for raw text formats, after each line.
+func pieces(format string, stream []byte) [][]byte {
+	if format == "hermes" {
+		return bytes.SplitAfter(stream, []byte("\n"))
+	}
+	return sse.Split(stream)
+}
+
+// paced feeds stream through a pipe, pausing between its pieces.
+func paced(ctx context.Context, format string, stream []byte, pace time.Duration) io.Reader {
 	if pace <= 0 {
 		return bytes.NewReader(stream)
 	}
@@ -145,7 +154,7 @@ func paced(ctx context.Context, stream []byte, pace time.Duration) io.Reader {
 	go func() {
 		t := time.NewTimer(0)
 		defer t.Stop()
-		for i, chunk := range sse.Split(stream) {
+		for i, chunk := range pieces(format, stream) {
 			if i > 0 {
 				t.Reset(pace)
 				select {

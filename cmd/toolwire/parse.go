@@ -70,6 +70,7 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `. With --chunks the input is
 				in, at = cr, cr.FileOffset
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetEscapeHTML(false)
 			h := modelstream.HandlerFuncs{
 				OnCall: func(_ context.Context, c modelstream.Call) error {
 					line := parseCall{Seq: c.Seq, ID: c.ID, Name: c.Name, Complete: c.Complete, Error: c.Err, At: at(c.At)}

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/localrun"
+	"github.com/toolwire/toolwire/modelstream/chunks"
+	"github.com/toolwire/toolwire/modelstream/formats"
 	"github.com/toolwire/toolwire/schemas"
 )
 
@@ -16,10 +21,11 @@ func newRun() *cobra.Command {
 		format, stream, workdir string
 		pace, timeout           time.Duration
 		testTools, progress     bool
+		chunked                 bool
 		executors, maxConc      int
 	)
 	cmd := &cobra.Command{
-		Use:   "run --format anthropic --stream FILE",
+		Use:   "run --format FORMAT --stream FILE",
 		Short: "Run one model stream through a private in-process pipeline and print the results as JSON lines",
 		Long: `run starts a private embedded NATS server in a temporary directory, runs every
 stage in-process, feeds the stream (pausing --pace between SSE events) and prints
@@ -32,6 +38,11 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 			data, err := os.ReadFile(stream)
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
+			}
+			if chunked {
+				if data, err = io.ReadAll(chunks.NewReader(bytes.NewReader(data))); err != nil {
+					return fmt.Errorf("run: %w", err)
+				}
 			}
 			reg, err := registry(testTools)
 			if err != nil {
@@ -78,8 +89,9 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "anthropic", "stream format: anthropic")
-	f.StringVar(&stream, "stream", "", "file holding the model's response stream (SSE)")
+	f.StringVar(&format, "format", "anthropic", "stream format: "+strings.Join(formats.Names(), ", "))
+	f.BoolVar(&chunked, "chunks", false, "the stream file is a .chunks.jsonl capture: one SSE data payload per line")
+	f.StringVar(&stream, "stream", "", "file holding the model's response stream")
 	f.DurationVar(&pace, "pace", 0, "pause between SSE events, to replay at model speed")
 	f.StringVar(&workdir, "workdir", "", "working directory of the calls (default: current)")
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
