@@ -42,6 +42,18 @@ func BenchmarkApply10Props(b *testing.B) {
 	}
 }
 
+// BenchmarkCoerce10Props is coercion alone, without validation.
+func BenchmarkCoerce10Props(b *testing.B) {
+	s := mustCompile(b, benchSchema)
+	args := json.RawMessage(benchArgs)
+	b.SetBytes(int64(len(args)))
+	for b.Loop() {
+		if _, err := s.Coerce(args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkCoerceThenValidate10Props(b *testing.B) {
 	s := mustCompile(b, benchSchema)
 	args := json.RawMessage(benchArgs)

@@ -29,6 +29,12 @@ func TestCoerceTable(t *testing.T) {
 		{"null", `{"oneOf":[{"type":"integer"},{"type":"null"}]}`, `"null"`, `null`},
 		{"null", `{"type":"string"}`, `"null"`, `"null"`},
 		{"null", `{"type":["null","integer"]}`, `"7"`, `7`},
+		// checked first: before wrapping, parsing or keeping a string
+		{"null", `{"type":["array","null"]}`, `"null"`, `null`},
+		{"null", `{"type":["boolean","null"]}`, `"NULL"`, `null`},
+		{"null", `{"type":"integer","nullable":true}`, `" null "`, `null`},
+		{"null", `{"anyOf":[{"type":"integer"},{"type":"null"}]}`, `"null"`, `null`},
+		{"null", `{"type":"integer"}`, `"null"`, `"null"`},
 
 		// integer, exactly
 		{"integer", `{"type":"integer"}`, `"42"`, `42`},
@@ -54,6 +60,14 @@ func TestCoerceTable(t *testing.T) {
 		{"integer", `{"type":"integer"}`, `"4 2"`, `"4 2"`},
 		{"integer", `{"type":"integer"}`, `"1e99999999999999999999"`, `"1e99999999999999999999"`},
 		{"integer", `{"type":"integer"}`, `3.0`, `3.0`}, // not a string: stays
+		{"integer", `{"type":"integer"}`, `"-9007199254740993"`, `-9007199254740993`},
+		{"integer", `{"type":"integer"}`, `"18446744073709551617"`, `18446744073709551617`},
+		{"integer", `{"type":"integer"}`, `"9007199254740993.000"`, `9007199254740993`},
+		{"integer", `{"type":"integer"}`, `"90071992547409.93e2"`, `9007199254740993`},
+		{"integer", `{"type":"integer"}`, `"1.5e1"`, `15`},
+		{"integer", `{"type":"integer"}`, `"1e-1"`, `"1e-1"`},
+		{"integer", `{"type":"integer"}`, `"Infinity"`, `"Infinity"`},
+		{"integer", `{"type":"integer"}`, `"-inf"`, `"-inf"`},
 
 		// number
 		{"number", `{"type":"number"}`, `"4.0"`, `4`},
@@ -69,6 +83,10 @@ func TestCoerceTable(t *testing.T) {
 		{"number", `{"type":"number"}`, `"1e400"`, `"1e400"`},
 		{"number", `{"type":"number"}`, `"1e-400"`, `"1e-400"`},
 		{"number", `{"type":"number"}`, `"12abc"`, `"12abc"`},
+		{"number", `{"type":"number"}`, `"9007199254740993"`, `9007199254740993`},
+		{"number", `{"type":"number"}`, `"1E+2"`, `100`},
+		{"number", `{"type":"number"}`, `"-1e-7"`, `-1e-7`},
+		{"number", `{"type":"number"}`, `"nan"`, `"nan"`},
 
 		// boolean
 		{"boolean", `{"type":"boolean"}`, `"true"`, `true`},
@@ -78,6 +96,10 @@ func TestCoerceTable(t *testing.T) {
 		{"boolean", `{"type":"boolean"}`, `"1"`, `"1"`},
 		{"boolean", `{"type":"boolean"}`, `"on"`, `"on"`},
 		{"boolean", `{"type":"boolean"}`, `1`, `1`},
+		{"boolean", `{"type":"boolean"}`, `"no"`, `"no"`},
+		{"boolean", `{"type":"boolean"}`, `"0"`, `"0"`},
+		{"boolean", `{"type":"boolean"}`, `"off"`, `"off"`},
+		{"boolean", `{"type":"boolean"}`, `"t"`, `"t"`},
 
 		// array
 		{"array", `{"type":"array"}`, `"[1,2]"`, `[1,2]`},
@@ -92,6 +114,10 @@ func TestCoerceTable(t *testing.T) {
 		{"array", `{"type":"array"}`, `[1]`, `[1]`},
 		{"array", `{"type":["array","null"]}`, `null`, `null`},
 		{"array", `{"type":["array","integer"]}`, `5`, `5`},
+		{"array", `{"type":"array"}`, `"[]"`, `[]`},
+		{"array", `{"type":"array"}`, `" a b "`, `[" a b "]`},
+		{"array", `{"type":"array"}`, `"null"`, `["null"]`},
+		{"array", `{"type":"array"}`, `""`, `[""]`},
 
 		// object
 		{"object", `{"type":"object"}`, `"{\"a\":1}"`, `{"a":1}`},
@@ -100,6 +126,11 @@ func TestCoerceTable(t *testing.T) {
 		{"object", `{"type":"object"}`, `"x"`, `"x"`},
 		{"object", `{"type":"object"}`, `"[1]"`, `"[1]"`},
 		{"object", `{"type":"object"}`, `"{bad"`, `"{bad"`},
+		{"object", `{"type":"object"}`, `"{}"`, `{}`},
+		{"object", `{"type":"object"}`, `" {\"a\":1} "`, `{"a":1}`},
+		{"object", `{"type":"object","properties":{"a":{"type":"integer"}}}`, `""`, `{}`},
+		{"object", `{"type":"object","allOf":[{"required":["a"]}]}`, `""`, `""`},
+		{"object", `{"type":"object","nullable":true}`, `"null"`, `null`},
 
 		// string, and unions that accept string
 		{"string", `{"type":"string"}`, `"42"`, `"42"`},
@@ -111,6 +142,11 @@ func TestCoerceTable(t *testing.T) {
 		{"string", `{"type":["string","array"]}`, `"[1,2]"`, `[1,2]`},
 		{"string", `{"type":["string","array"]}`, `"a.py"`, `"a.py"`},
 		{"string", `{"anyOf":[{"type":"string"},{"type":"object"}]}`, `"{\"a\":1}"`, `{"a":1}`},
+		{"string", `{"type":["string","number"]}`, `"1e3"`, `"1e3"`},
+		{"string", `{"oneOf":[{"type":"string"},{"type":"integer"}]}`, `"42"`, `"42"`},
+		{"string", `{"anyOf":[{"type":"integer"},{"type":"string"}]}`, `"9007199254740993"`, `"9007199254740993"`},
+		{"string", `{"type":["string","null"]}`, `"42"`, `"42"`},
+		{"string", `{"type":["string","array"]}`, `"[1,"`, `"[1,"`},
 
 		// unions without string: schema order, first conversion wins
 		{"union", `{"anyOf":[{"type":"integer"},{"type":"null"}]}`, `"42"`, `42`},
@@ -121,6 +157,23 @@ func TestCoerceTable(t *testing.T) {
 		{"union", `{"type":["integer","array"]}`, `"x"`, `["x"]`},
 		{"union", `{"oneOf":[{"type":"boolean"},{"type":"number"}]}`, `"2.5"`, `2.5`},
 		{"union", `{"type":["integer","object"]}`, `"x"`, `"x"`},
+		{"union", `{"anyOf":[{"type":"null"},{"type":"integer"}]}`, `" 42 "`, `42`},
+		{"union", `{"anyOf":[{"type":"integer"},{"type":"null"}]}`, `"9007199254740993"`, `9007199254740993`},
+		{"union", `{"anyOf":[{"type":"boolean"},{"type":"null"}]}`, `"False"`, `false`},
+		{"union", `{"anyOf":[{"type":"integer"},{"type":"null"}]}`, `"4.5"`, `"4.5"`},
+		{"union", `{"type":["integer","number"]}`, `"4.5"`, `4.5`},
+		{"union", `{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"null"}]}`, `"3"`, `[3]`},
+
+		// non-string values: only wrapping, the rest stays
+		{"non-string", `{"type":"integer"}`, `true`, `true`},
+		{"non-string", `{"type":"integer"}`, `1.5`, `1.5`},
+		{"non-string", `{"type":"string"}`, `{"a":1}`, `{"a":1}`},
+		{"non-string", `{"type":"string"}`, `[1]`, `[1]`},
+		{"non-string", `{"type":"boolean"}`, `null`, `null`},
+		{"non-string", `{"type":["array","string"]}`, `5`, `[5]`},
+		{"non-string", `{"type":["array","number"]}`, `5`, `5`},
+		{"non-string", `{"type":["array","integer"]}`, `5.5`, `[5.5]`},
+		{"non-string", `{"type":["array","object"]}`, `{"a":1}`, `{"a":1}`},
 
 		// types implied by enum and const; no constraint leaves values alone
 		{"enum", `{"enum":[1,2,3]}`, `"2"`, `2`},
@@ -208,6 +261,27 @@ func TestCoerceNested(t *testing.T) {
 		{"unicode and escapes kept",
 			`{"properties":{"v":{"type":"integer"},"s":{"type":"string"}}}`,
 			`{"s":"é\n\"<>&\u2028","v":"1"}`, `{"s":"é\n\"<>&` + "\u2028" + `","v":1}`},
+		{"exact big integers in items",
+			`{"properties":{"ids":{"type":"array","items":{"type":"integer"}}}}`,
+			`{"ids":["9007199254740993","-18446744073709551617"]}`, `{"ids":[9007199254740993,-18446744073709551617]}`},
+		{"anyOf with null around an array of integers",
+			`{"properties":{"l":{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"null"}]}}}`,
+			`{"l":"[\"1\",\"2\"]"}`, `{"l":[1,2]}`},
+		{"objects in an array, each a JSON string",
+			`{"properties":{"v":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"}}}}}}`,
+			`{"v":["{\"n\":\"1\"}",{"n":"2"}]}`, `{"v":[{"n":1},{"n":2}]}`},
+		{"a single object where a list of them is expected",
+			`{"properties":{"v":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"}}}}}}`,
+			`{"v":{"n":"1"}}`, `{"v":[{"n":1}]}`},
+		{"three levels, each sent as a string",
+			`{"properties":{"a":{"type":"object","properties":{"b":{"type":"array","items":{"type":"object","properties":{"c":{"type":["integer","null"]}}}}}}}}`,
+			`{"a":"{\"b\":\"[{\\\"c\\\":\\\"7\\\"},{\\\"c\\\":\\\"null\\\"}]\"}"}`, `{"a":{"b":[{"c":7},{"c":null}]}}`},
+		{"union with string inside items keeps numeric text",
+			`{"properties":{"v":{"type":"array","items":{"type":["string","integer"]}}}}`,
+			`{"v":"[\"42\",42]"}`, `{"v":["42",42]}`},
+		{"nullable property through a $ref",
+			`{"properties":{"v":{"$ref":"#/$defs/n"}},"$defs":{"n":{"type":"integer","nullable":true}}}`,
+			`{"v":"null"}`, `{"v":null}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,16 @@ func describe(ve *jsonschema.ValidationError, doc any) []Problem {
 	var out []Problem
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
+		if pn, ok := e.ErrorKind.(*jskind.PropertyNames); ok && len(e.Causes) > 0 {
+			// The causes say what is wrong with a name but not which
+			// name: say both.
+			msg := "invalid property name " + quote(pn.Property)
+			if c := e.Causes[0]; len(c.Causes) == 0 {
+				msg += ": " + message(c.ErrorKind, pn.Property)
+			}
+			out = append(out, Problem{Path: pointer(e.InstanceLocation), Message: msg})
+			return
+		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
 				walk(c)
@@ -45,7 +56,8 @@ func message(k jsonschema.ErrorKind, got any) string {
 		if len(k.Properties) == 1 {
 			return "unexpected property " + quote(k.Properties[0]) + " (not in the schema)"
 		}
-		return "unexpected properties " + quoteAll(k.Properties) + " (not in the schema)"
+		// Sorted: the validator lists them in map order.
+		return "unexpected properties " + quoteAll(slices.Sorted(slices.Values(k.Properties))) + " (not in the schema)"
 	case *jskind.Enum:
 		return "expected one of " + showValues(k.Want) + ", got " + describeValue(got)
 	case *jskind.Const:

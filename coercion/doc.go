@@ -35,7 +35,10 @@
 // # Validation (Schema.Validate)
 //
 // Validation uses the full JSON Schema (drafts 2020-12 and 7) and reports one
-// problem per failing path, worded for a model and capped in length.
+// problem per failing path, worded for a model, in a stable order (the same
+// input always gives the same text) and capped in length; a path that holds
+// a newline or another unprintable character is shown quoted, so that each
+// problem stays one line.
 //
 // Every function is pure and safe for concurrent use, and numbers are never
 // routed through float64.

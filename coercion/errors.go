@@ -3,7 +3,9 @@ package coercion
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/toolwire/toolwire/sanitizer"
 )
@@ -44,23 +46,52 @@ const (
 	maxErrorChars   = 4000
 )
 
-// Error renders one capped line per problem, sanitized because it echoes the
-// input.
+// Error renders one capped line per problem (see Lines) under a heading,
+// sanitized because it echoes the input.
 func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString(errorHeading)
+	for _, l := range e.Lines() {
+		b.WriteString("\n- ")
+		b.WriteString(l)
+	}
+	// Each line is clean; cleaning the whole catches markup that only
+	// forms across lines.
+	return sanitizer.Clean(b.String())
+}
+
+const errorHeading = "input is invalid:"
+
+// Lines returns the lines Error lists: "path: message" for each problem,
+// capped in length and in number (a last line says how many more there
+// are), each sanitized. A path holding a character that could break the
+// one-line-per-problem form, such as a newline in a key, is shown quoted.
+func (e *ValidationError) Lines() []string {
 	// Values from the input are already quoted with escapes; Clean also
 	// removes any markup in them, since they are what the model (or an
 	// attacker) sent.
-	var b strings.Builder
-	b.WriteString("input is invalid:")
+	lines := make([]string, 0, min(len(e.Problems), maxProblemLines+1))
+	size := len(errorHeading)
 	for i, p := range e.Problems {
-		if i == maxProblemLines || b.Len() >= maxErrorChars {
-			fmt.Fprintf(&b, "\n- … and %d more problems", len(e.Problems)-i)
+		if i == maxProblemLines || size >= maxErrorChars {
+			lines = append(lines, fmt.Sprintf("… and %d more problems", len(e.Problems)-i))
 			break
 		}
-		b.WriteString("\n- ")
-		b.WriteString(truncateRunes(p.Path+": "+p.Message, maxLineChars))
+		l := sanitizer.Clean(truncateRunes(showPath(p.Path)+": "+p.Message, maxLineChars))
+		lines = append(lines, l)
+		size += len("\n- ") + len(l)
 	}
-	return sanitizer.Clean(b.String())
+	return lines
+}
+
+// showPath writes a JSON pointer as it is, or quoted with escapes when it
+// holds a character that is not printable (a newline, a control or
+// invisible character).
+func showPath(path string) string {
+	if strings.ContainsFunc(path, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(path)
+	}
+	return path
 }
 
 // truncateRunes cuts s to at most n runes, marking the cut with an ellipsis.

@@ -77,6 +77,16 @@ func TestParseRawRejects(t *testing.T) {
 		{"two fences", "```\n{}\n```\n```\n{}\n```", 0},
 		{"single quotes", `{'a':1}`, 1},
 		{"fenced array", "```json\n[1]\n```", 8},
+		{"cut inside an escape", `{"a":"x\`, 5},
+		{"cut inside a \\u escape", `{"a":"\u00`, 5},
+		{"cut inside a key after a member", `{"a":1,"b`, 7},
+		{"cut inside a literal", `{"a":tru`, 8},
+		{"cut after a minus", `{"a":-`, 6},
+		{"cut after an exponent", `{"a":1e`, 7},
+		{"cut after a key", `{"a"`, 4},
+		{"cut inside a string in an array", `{"a":["x","y`, 10},
+		{"not closed by a fence", "```json\n{\"a\":\"x\"\n", 0},
+		{"block of whitespace then garbage", " \n x", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,10 +106,63 @@ func TestParseRawRejects(t *testing.T) {
 }
 
 func TestParseErrorMessage(t *testing.T) {
-	_, _, err := ParseRaw(`{"path":"/tmp/fi`)
-	want := "invalid arguments at offset 8: the text ends inside the string that starts here: the arguments look cut off"
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %q", err, want)
+	for in, want := range map[string]string{
+		`{"path":"/tmp/fi`: "invalid arguments at offset 8: the text ends inside the string that starts here: the arguments look cut off",
+		// encoding/json blames a space it feeds itself at the end.
+		`{"a":tru`: "invalid arguments at offset 8: unexpected end of JSON input in literal true (expecting 'e')",
+		`{"a":1.`:  "invalid arguments at offset 7: unexpected end of JSON input after decimal point in numeric literal",
+		`{"a":`:    "invalid arguments at offset 5: unexpected end of JSON input",
+		`{"a":x}`:  "invalid arguments at offset 5: invalid character 'x' looking for beginning of value",
+		`{"a":1 x`: "invalid arguments at offset 7: invalid character 'x' after object key:value pair",
+	} {
+		if _, _, err := ParseRaw(in); err == nil || err.Error() != want {
+			t.Errorf("ParseRaw(%q) error = %v\nwant %q", in, err, want)
+		}
+	}
+}
+
+// TestParseRawTruncations cuts a real argument text at every byte (§1.4):
+// a cut inside a string is always rejected, and no cut ever gives {}.
+func TestParseRawTruncations(t *testing.T) {
+	const full = `{"path": "/tmp/a b.txt", "old": "say \"hi\"\\n", "lines": [1, 22, {"x": "y"}], "ok": true, "n": null}`
+	inString, escaped := false, false
+	for i := 0; i <= len(full); i++ {
+		text := full[:i]
+		got, repaired, err := ParseRaw(text)
+		switch {
+		case i == 0:
+			if err != nil || string(got) != `{}` || repaired {
+				t.Errorf("ParseRaw(%q) = %s, %v, %v; want {}", text, got, repaired, err)
+			}
+		case inString:
+			var pe *ParseError
+			if !errors.As(err, &pe) || got != nil {
+				t.Errorf("ParseRaw(%q) = %s, %v; a cut inside a string must be rejected", text, got, err)
+			}
+		case err == nil:
+			if string(got) == `{}` {
+				t.Errorf("ParseRaw(%q) = {}", text)
+			}
+			if !repaired && i != len(full) {
+				t.Errorf("ParseRaw(%q) = %s, not marked repaired", text, got)
+			}
+			if !json.Valid(got) {
+				t.Errorf("ParseRaw(%q) = %s, not JSON", text, got)
+			}
+		}
+		if i < len(full) {
+			switch c := full[i]; {
+			case escaped:
+				escaped = false
+			case inString && c == '\\':
+				escaped = true
+			case c == '"':
+				inString = !inString
+			}
+		}
+	}
+	if inString {
+		t.Fatal("bad test text")
 	}
 }
 

@@ -1,6 +1,7 @@
 package coercion
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,25 +107,27 @@ func toAny(v *value, path []string, problems *[]Problem) any {
 }
 
 // tidy merges type problems reported at one path by several union branches
-// ("expected integer" and "expected null" become "expected integer or null"),
-// drops repeats and orders by path.
+// ("expected integer" and "expected null" become "expected integer or null",
+// in the schema's order), drops repeats and orders by path, then message.
+// The validator walks Go maps, so problems at one path (from dependencies,
+// propertyNames, several patternProperties) come in any order; sorting
+// them makes the same input always give the same text.
 func tidy(problems []Problem) []Problem {
 	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
 	out := problems[:0]
 	for _, p := range problems {
-		if len(out) > 0 {
-			last := &out[len(out)-1]
-			if last.Path == p.Path && last.Message == p.Message {
-				continue
-			}
-			if merged, ok := mergeTypeMessages(last.Message, p.Message); ok && last.Path == p.Path {
-				last.Message = merged
+		if n := len(out); n > 0 && out[n-1].Path == p.Path {
+			if merged, ok := mergeTypeMessages(out[n-1].Message, p.Message); ok {
+				out[n-1].Message = merged
 				continue
 			}
 		}
 		out = append(out, p)
 	}
-	return out
+	slices.SortFunc(out, func(a, b Problem) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Message, b.Message))
+	})
+	return slices.Compact(out)
 }
 
 const expectedPrefix = "expected "

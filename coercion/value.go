@@ -48,11 +48,18 @@ func decodeJSON(data []byte) (value, error) {
 		if errors.As(err, &se) {
 			// Offset counts the bytes read, the offending one included;
 			// point at that byte instead.
-			off := int(se.Offset)
-			if off > 0 && strings.HasPrefix(se.Error(), "invalid character") {
+			off, msg := int(se.Offset), se.Error()
+			switch rest, atEnd := strings.CutPrefix(msg, "invalid character ' ' "); {
+			case atEnd && off >= len(data) && (len(data) == 0 || data[len(data)-1] != ' '):
+				// The scanner checks the end of the text by feeding it a
+				// space; inside a literal or a number that space is what
+				// it blames. Say what happened: the text stops there.
+				msg = "unexpected end of JSON input " + rest
+				off = len(data)
+			case off > 0 && strings.HasPrefix(msg, "invalid character"):
 				off--
 			}
-			return value{}, &ParseError{Offset: off, Msg: se.Error()}
+			return value{}, &ParseError{Offset: off, Msg: msg}
 		}
 		return value{}, &ParseError{Offset: 0, Msg: "invalid JSON"}
 	}

@@ -134,6 +134,9 @@ func (e *Executor) Run(ctx context.Context) error {
 	sp := e.cfg.Space
 	cons, err := provision.Consumer(ctx, e.js, sp.ExecStream(), sp.ExecConsumer(e.cfg.Pool), sp.ExecPool(e.cfg.Pool), e.cfg.Consumer)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it began
+		}
 		return fmt.Errorf("executor: %w", err)
 	}
 	// Calls outlive the receive loop: on shutdown a running call finishes

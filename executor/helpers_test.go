@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -118,19 +117,6 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 			t.Fatalf("timed out after %v waiting for %s", timeout, what)
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// envKnownBugs runs the tests that show open bugs (they fail until fixed).
-const envKnownBugs = "TOOLWIRE_TEST_KNOWN_BUGS"
-
-// knownBug skips a test that shows an open bug unless envKnownBugs is set,
-// so the suite stays green while the bug is open and the test is one
-// variable away.
-func knownBug(t *testing.T, bug string) {
-	t.Helper()
-	if os.Getenv(envKnownBugs) == "" {
-		t.Skipf("known bug (set %s=1 to run): %s", envKnownBugs, bug)
 	}
 }
 

@@ -157,7 +157,6 @@ func TestPoisonDispatchWithSeqAnswered(t *testing.T) {
 // but the lease must also record the call as done, or every later unsafe
 // call of the turn waits for it for ever.
 func TestPoisonDispatchBeforeLease(t *testing.T) {
-	knownBug(t, "executor.finish ignores jetstream.ErrKeyNotFound when marking a call done, so a call answered before its turn's lease exists stays unknown in the lease and blocks every later unsafe call")
 	srv := testenv.Server(t)
 	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
 	js := jsFor(t, srv, "test-publisher")

@@ -185,8 +185,15 @@ func TestWorkerDiesMidCall(t *testing.T) {
 			}()
 			defer func() {
 				// Let A's orphaned call return: it must not publish anything.
+				// Its writes are retried for a while on the closed
+				// connection (see TestRunReturnsAfterConnectionClosed),
+				// so A's Run is not waited for here.
 				a.Release()
-				wa.wait(t, 15*time.Second)
+				select {
+				case <-wa.done:
+				case <-time.After(2 * time.Second):
+					t.Logf("worker-a's Run has not returned 2s after its orphaned call was released")
+				}
 			}()
 
 			if ro {
@@ -290,5 +297,32 @@ func TestDispatchWithoutLeaseNotRun(t *testing.T) {
 	}
 	if n := b.runs.Load(); n != 0 {
 		t.Errorf("the call ran %d times without a lease", n)
+	}
+}
+
+// TestRunReturnsAfterConnectionClosed: a worker whose connection is closed
+// for good (nats.Conn.Close, or a client that gave up reconnecting) cannot
+// publish anything any more; once its receive loop is stopped, Run must
+// return soon after its calls do, not keep retrying writes that can never
+// succeed.
+func TestRunReturnsAfterConnectionClosed(t *testing.T) {
+	srv := testenv.Server(t)
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, newBlocker("router").tool(t)), Executors: -1})
+	cl := testenv.Client(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a := newBlocker("worker-a")
+	wa := startWorker(t, srv, "worker-a", a)
+	if err := cl.SubmitCalls(ctx, "closed", []client.Call{{Name: "Block", Input: json.RawMessage(`{"ro":false}`)}}, client.TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitStarted(t, a, 15*time.Second)
+	wa.nc.Close()
+	wa.cancel()
+	a.Release()
+	select {
+	case <-wa.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run still running 10s after its connection closed and its call returned")
 	}
 }

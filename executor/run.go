@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/schemas"
@@ -165,7 +166,9 @@ func (e *Executor) persist(ctx context.Context, write func() error) error {
 	delay := 50 * time.Millisecond
 	for {
 		err := write()
-		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil || errors.Is(err, nats.ErrConnectionClosed) {
+			// A closed connection never comes back: the message will be
+			// redelivered to another worker instead.
 			return err
 		}
 		e.cfg.Log.Warn("executor: retrying a write", "err", err, "in", delay)
@@ -182,7 +185,10 @@ func (e *Executor) persist(ctx context.Context, write func() error) error {
 func (e *Executor) markDone(ctx context.Context, c *call, r *schemas.ToolResult, change *tool.ContextChange, fails bool) error {
 	seq := c.d.Seq
 	cancels := fails && c.t != nil && c.t.CancelsSiblings()
-	_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
+	// The lease may not exist yet when a malformed dispatch is answered
+	// before its turn was registered; the answer must still count.
+	fresh := func() *schemas.Lease { return schemas.NewLease(lease.DefaultMaxConcurrency, time.Now()) }
+	_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, fresh, func(l *schemas.Lease) error {
 		lc := l.Call(seq)
 		if lc.State == schemas.CallDone {
 			return lease.ErrNoChange

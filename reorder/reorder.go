@@ -21,7 +21,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/provision"
+	"github.com/toolwire/toolwire/sanitizer"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/stage"
 	"github.com/toolwire/toolwire/subjects"
@@ -42,6 +44,7 @@ type Config struct {
 type Reorder struct {
 	cfg     Config
 	js      jetstream.JetStream
+	leases  *lease.Store
 	results jetstream.Stream
 	out     jetstream.Stream
 }
@@ -73,7 +76,11 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reorder: %w", err)
 	}
-	return &Reorder{cfg: cfg, js: js, results: results, out: out}, nil
+	leases, err := lease.NewStore(ctx, js, cfg.Space, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reorder: %w", err)
+	}
+	return &Reorder{cfg: cfg, js: js, leases: leases, results: results, out: out}, nil
 }
 
 // Run consumes results until ctx is done.
@@ -81,6 +88,9 @@ func (r *Reorder) Run(ctx context.Context) error {
 	sp := r.cfg.Space
 	cons, err := provision.Consumer(ctx, r.js, sp.ResultStream(), sp.ReorderConsumer(), sp.ResultAll(), r.cfg.Consumer)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it began
+		}
 		return fmt.Errorf("reorder: %w", err)
 	}
 	lanes := stage.NewLanes(context.WithoutCancel(ctx), r.cfg.Lanes, 64, r.handle)
@@ -101,19 +111,33 @@ func (r *Reorder) handle(ctx context.Context, m jetstream.Msg) {
 		stage.DeadLetter(ctx, r.js, r.cfg.Space, "", subjects.StageReorder, m, err, r.cfg.Log)
 		return
 	}
+	var bad error
 	if p.Kind == subjects.KindEnd {
-		if _, _, err := schemas.Decode(m.Headers(), m.Data()); err != nil {
-			stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageReorder, m, err, r.cfg.Log)
+		bad = checkEnd(m.Headers(), m.Data())
+	} else {
+		bad = checkResult(m.Headers(), m.Data(), p.Seq)
+	}
+	if bad != nil {
+		// A bad end marker leaves the turn's count to the lease; a bad
+		// result is answered with an error result in its place (advance
+		// does that when it reaches the seq), so the turn still completes.
+		stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageReorder, m, bad, r.cfg.Log)
+		if p.Kind == subjects.KindEnd {
 			return
 		}
+		if _, err := r.advance(ctx, p, nil); err != nil {
+			r.cfg.Log.Warn("reorder: advancing past a bad result", "subject", m.Subject(), "err", err)
+		}
+		return
 	}
 	cur, err := r.advance(ctx, p, m)
-	if err != nil {
+	passed := cur.done || (p.Kind != subjects.KindEnd && cur.delivered > p.Seq)
+	if err != nil && !passed {
 		r.cfg.Log.Warn("reorder: retrying", "subject", m.Subject(), "err", err)
 		_ = m.NakWithDelay(retryDelay(m))
 		return
 	}
-	if cur.done || (p.Kind != subjects.KindEnd && cur.delivered > p.Seq) {
+	if passed {
 		_ = m.Ack()
 		return
 	}
@@ -154,7 +178,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 		var body []byte
 		var done *schemas.TurnDone
 		switch {
-		case p.Kind != subjects.KindEnd && p.Seq == cur.delivered:
+		case m != nil && p.Kind != subjects.KindEnd && p.Seq == cur.delivered:
 			h, body = m.Headers(), m.Data()
 		default:
 			raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, cur.delivered))
@@ -174,6 +198,10 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 		if done != nil {
 			h, body, err = schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: -1}, done)
 			if err != nil {
+				return cur, err
+			}
+		} else if bad := checkResult(h, body, cur.delivered); bad != nil {
+			if h, body, err = r.substitute(p, cur.delivered, bad); err != nil {
 				return cur, err
 			}
 		}
@@ -222,10 +250,15 @@ func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, er
 	return cursor{delivered: seq + 1, last: raw.Sequence}, nil
 }
 
-// total is the turn's number of calls from its end marker, -1 while unknown.
+// total is the turn's number of calls from its end marker, -1 while
+// unknown. When the marker in the stream is not a turn_end (a poison
+// message took its slot), the lease, which the router wrote first, says.
 func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m jetstream.Msg) (int, error) {
-	h, body := m.Headers(), m.Data()
-	if p.Kind != subjects.KindEnd {
+	var h nats.Header
+	var body []byte
+	if m != nil && p.Kind == subjects.KindEnd {
+		h, body = m.Headers(), m.Data()
+	} else {
 		raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return -1, nil
@@ -236,12 +269,51 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m jetstream.Msg)
 		h, body = raw.Header, raw.Data
 	}
 	_, data, err := schemas.Decode(h, body)
+	if end, ok := data.(*schemas.TurnEnd); err == nil && ok {
+		return end.Calls, nil
+	}
+	l, _, err := r.leases.Get(ctx, p.Tenant, p.Turn)
 	if err != nil {
-		return -1, err
+		return -1, fmt.Errorf("reorder: the end marker is bad and the lease unreadable: %w", err)
 	}
-	end, ok := data.(*schemas.TurnEnd)
+	return l.Total, nil
+}
+
+// checkEnd reports why an end marker is not a turn_end.
+func checkEnd(h nats.Header, body []byte) error {
+	_, data, err := schemas.Decode(h, body)
+	if err != nil {
+		return err
+	}
+	if _, ok := data.(*schemas.TurnEnd); !ok {
+		return fmt.Errorf("end marker is %s, not %s", data.EventType(), schemas.TypeTurnEnd)
+	}
+	return nil
+}
+
+// checkResult reports why a message is not the result of call seq.
+func checkResult(h nats.Header, body []byte, seq int) error {
+	meta, data, err := schemas.Decode(h, body)
+	if err != nil {
+		return err
+	}
+	res, ok := data.(*schemas.ToolResult)
 	if !ok {
-		return -1, fmt.Errorf("reorder: end marker is %s", data.EventType())
+		return fmt.Errorf("result slot holds %s, not %s", data.EventType(), schemas.TypeToolResult)
 	}
-	return end.Calls, nil
+	if res.Seq != seq || meta.Seq != seq {
+		return fmt.Errorf("result for seq %d (ce-seq %d) in the slot of seq %d", res.Seq, meta.Seq, seq)
+	}
+	return nil
+}
+
+// substitute is the error result given in place of a bad one, so the
+// agent still gets one result per call.
+func (r *Reorder) substitute(p subjects.Parsed, seq int, bad error) (nats.Header, []byte, error) {
+	now := time.Now().UTC()
+	res := &schemas.ToolResult{
+		Seq: seq, ToolUseID: "unknown", IsError: true, StartedAt: now, FinishedAt: now, Worker: "reorder",
+		Content: sanitizer.Error("the result of this call was lost: its message was malformed ("+bad.Error()+")", sanitizer.Options{}),
+	}
+	return schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq}, res)
 }

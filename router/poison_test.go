@@ -62,7 +62,7 @@ func poisons(t *testing.T) []poison {
 // redelivered; the router goes on and a good turn after them completes.
 func TestPoisonInputDeadLettered(t *testing.T) {
 	srv := testenv.Server(t)
-	testenv.Pipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
 	js := jsFor(t, srv, "test-publisher")
 	cl := testenv.Client(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -155,7 +155,7 @@ func TestPoisonInputDeadLettered(t *testing.T) {
 // error result, so the turn (turn_end of N calls) completes with N results.
 func TestPoisonUseWithSeqStillAnswered(t *testing.T) {
 	srv := testenv.Server(t)
-	testenv.Pipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
 	js := jsFor(t, srv, "test-publisher")
 	cl := testenv.Client(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -209,9 +209,8 @@ func TestPoisonUseWithSeqStillAnswered(t *testing.T) {
 // must still reach the dead-letter subject: the copy must not replay the
 // original publish's expectations against TW_DLQ.
 func TestPoisonDeadLetterKeepsProducerHeaders(t *testing.T) {
-	knownBug(t, "stage.DeadLetter copies the stored message's Nats-Expected-* headers into its publish to TW_DLQ, which then fails; the message is terminated anyway and lost")
 	srv := testenv.Server(t)
-	testenv.Pipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
 	js := jsFor(t, srv, "test-publisher")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -236,4 +235,47 @@ func TestPoisonDeadLetterKeepsProducerHeaders(t *testing.T) {
 	if len(dl) != 2 {
 		t.Fatalf("%d dead letters on %s for 2 poison events published with Nats-Expected-Stream: %s (the copy lost them)", len(dl), dlqSubject, sp.InStream())
 	}
+}
+
+// TestPoisonDuplicateDoesNotOverrideRunningCall: a malformed copy of a call
+// that is already routed and running (same ce-seq; a corrupted replay)
+// is dead-lettered, but must not answer the call in its place: the call's
+// real result is the one the agent gets, and the unsafe call after it does
+// not start while it still runs.
+func TestPoisonDuplicateDoesNotOverrideRunningCall(t *testing.T) {
+	srv := testenv.Server(t)
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
+	js := jsFor(t, srv, "test-publisher")
+	cl := testenv.Client(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const turn = "p_dup"
+	first := &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Sleep", Input: schemas.RawJSON(`{"ms":1500}`), Complete: true}
+	publishUse(t, ctx, js, turn, first)
+	store := mustStore(t, ctx, srv)
+	waitFor(t, 10*time.Second, "call 0 to run", func() bool {
+		l, _, err := store.Get(ctx, tenant, turn)
+		return err == nil && len(l.Calls) > 0 && l.Calls[0].State == schemas.CallRunning
+	})
+	// Call 0 sleeps until about here, at the earliest.
+	sleepsUntil := time.Now().Add(1400 * time.Millisecond)
+	h, _ := encode(t, turn, 0, first)
+	publish(t, ctx, js, sp.In(tenant, turn, subjects.KindUse), h, []byte("\xc1 corrupted copy"))
+	publishUse(t, ctx, js, turn, &schemas.ToolUse{Seq: 1, ToolUseID: "toolu_1", Name: "Sleep", Input: schemas.RawJSON(`{"ms":1}`), Complete: true})
+	publishEnd(t, ctx, js, turn, 2)
+
+	results, _, err := readTurn(ctx, cl, turn)
+	if err != nil {
+		t.Fatalf("%v (%d results)", err, len(results))
+	}
+	if r := results[0]; r.IsError || r.Content != "slept 1500 ms" {
+		t.Errorf("call 0 was answered by its corrupted copy: %+v", r)
+	}
+	if results[1].StartedAt.Before(results[0].FinishedAt) || results[1].StartedAt.Before(sleepsUntil) {
+		t.Errorf("unsafe call 1 started at %v, while call 0 still ran (until %v at least)", results[1].StartedAt, sleepsUntil)
+	}
+	waitFor(t, 5*time.Second, "the dead letter", func() bool {
+		return len(subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter))) == 1
+	})
 }

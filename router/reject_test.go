@@ -68,7 +68,7 @@ func checkRejected(t *testing.T, results []*schemas.ToolResult) {
 // of calls the router rejects still completes, and nothing reaches TW_EXEC.
 func TestRejectedCallsNotDispatched(t *testing.T) {
 	srv := testenv.Server(t)
-	testenv.Pipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...), Executors: -1})
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...), Executors: -1})
 	js := jsFor(t, srv, "test-publisher")
 	cl := testenv.Client(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -115,7 +115,7 @@ func TestRejectedCallsNotDispatched(t *testing.T) {
 // dispatched, and the unsafe call after a rejected one is not held up.
 func TestRejectedCallsBetweenRunnableOnes(t *testing.T) {
 	srv := testenv.Server(t)
-	testenv.Pipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
 	js := jsFor(t, srv, "test-publisher")
 	cl := testenv.Client(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -224,7 +224,7 @@ func TestMaxConcurrencyFromEnvLimitsTurn(t *testing.T) {
 	}
 	srv := testenv.Server(t)
 	reg := testenv.Registry(t, testtools.Tools()...)
-	testenv.Pipeline(t, srv, pipeline.Config{Tools: reg, Routers: -1, Executors: 3})
+	startPipeline(t, srv, pipeline.Config{Tools: reg, Routers: -1, Executors: 3})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r, err := router.New(ctx, testenv.Conn(t, srv, "test-router"), router.Config{Space: sp, Tools: reg, MaxConcurrency: limit})

@@ -121,6 +121,9 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 func (r *Router) Run(ctx context.Context) error {
 	cons, err := provision.Consumer(ctx, r.js, r.cfg.Space.InStream(), r.cfg.Space.RouterConsumer(), r.cfg.Space.InAll(), r.cfg.Consumer)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it began
+		}
 		return fmt.Errorf("router: %w", err)
 	}
 	// Lanes keep working on what they were given after ctx ends, so that a
@@ -181,6 +184,11 @@ func (r *Router) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg,
 	}
 	seq, err := strconv.Atoi(m.Headers().Get("ce-seq"))
 	if err != nil || seq < 0 {
+		return
+	}
+	// A corrupt copy of a call that is already routed (a good copy came
+	// first) must not replace it.
+	if l, _, err := r.store.Get(ctx, p.Tenant, p.Turn); err == nil && seq < len(l.Calls) && l.Calls[seq].State != schemas.CallUnknown {
 		return
 	}
 	use := &schemas.ToolUse{Seq: seq, ToolUseID: "unknown"}

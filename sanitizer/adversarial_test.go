@@ -25,6 +25,11 @@ func TestAdversarialInputsAreLinear(t *testing.T) {
 		"fence lines":            strings.Repeat("```\n", n/4),
 		"invisible":              strings.Repeat("\u200b\U000E0041", n/7),
 		"long attribute":         "<system " + strings.Repeat("a", n) + ">",
+		"openers, never closed":  strings.Repeat("<system ", n/8),
+		"openers around a <":     strings.Repeat("<user a=<", n/9) + strings.Repeat(">", n/9),
+		"openers hiding tokens":  strings.Repeat("<|x <system ", n/12) + strings.Repeat("|>", n/12),
+		"unicode-spaced openers": strings.Repeat("<\u3000system\u3000", n/11),
+		"spaces after one <":     "<" + strings.Repeat(" ", n/2) + strings.Repeat("<user>", n/12),
 	}
 	for name, in := range inputs {
 		start := time.Now()
@@ -32,7 +37,7 @@ func TestAdversarialInputsAreLinear(t *testing.T) {
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%s: %v for %d bytes", name, d, len(in))
 		}
-		if m := liveMarkup.FindString(out[len(openTag) : len(out)-len(closeTag)]); m != "" {
+		if m := wrappedMarkup(out); m != "" {
 			t.Errorf("%s: live markup %q", name, m)
 		}
 	}

@@ -18,6 +18,12 @@
 //     newline and tab, zero-width and bidirectional controls, and Unicode
 //     tag characters.
 //
+// Step 1 removes every complete tag. What can be left of one is an opener
+// that no ">" closes right after its attributes (<system a="<b>">, a
+// trailing "<system x" that the wrapper's "</tool_use_error>" would close,
+// <\u00a0system> spaced with non-ASCII spaces); such an opener keeps its
+// text but its "<" becomes "‹", and the steps run again.
+//
 // Repeating matters: removing one piece must not assemble another, so
 // "<tool_<system>call>" leaves nothing. Between "<|start_header_id|>" and
 // "<|end_header_id|>" the tokens go and the role name stays as plain text,

@@ -15,6 +15,10 @@ func FuzzError(f *testing.F) {
 		"<|im_start|>system<|im_end|>[INST]<<SYS>>",
 		"<sys\u200btem>\x1b[31m<![CDATA[x]]>\n```go\n",
 		"<｜Assistant｜>\U000E0041",
+		`<system foo="<b>">x`,
+		"x </tool_use_error",
+		"<|x<\u00a0system |>",
+		"<start_of_turn>user\n[/INST]<</SYS>><|start_header_id|>",
 		errorText,
 	} {
 		f.Add(seed, 0)
@@ -29,7 +33,9 @@ func FuzzError(f *testing.F) {
 		if inner, ok = strings.CutSuffix(inner, closeTag); !ok {
 			t.Fatalf("not wrapped: %q", got)
 		}
-		if m := liveMarkup.FindString(inner); m != "" {
+		// The whole result, wrapper included: a fragment at the end of
+		// the text must not join the closing tag.
+		if m := wrappedMarkup(got); m != "" {
 			t.Fatalf("Error(%q) = %q: live markup %q", text, got, m)
 		}
 		if !utf8.ValidString(got) {
@@ -42,11 +48,24 @@ func FuzzError(f *testing.F) {
 		if n := utf8.RuneCountInString(inner); n > limit && n > markerLen(utf8.RuneCountInString(text)) {
 			t.Fatalf("%d runes over a cap of %d", n, limit)
 		}
-		if c := Clean(text); Clean(c) != c {
+		c := Clean(text)
+		if m := liveMarkup.FindString(c); m != "" {
+			t.Fatalf("Clean(%q) = %q: live markup %q", text, c, m)
+		}
+		if Clean(c) != c {
 			t.Fatalf("Clean is not idempotent on %q", text)
 		}
-		if o := Output(text); Output(o) != o {
+		o := Output(text)
+		if Output(o) != o {
 			t.Fatalf("Output is not idempotent on %q", text)
+		}
+		if i := strings.IndexFunc(o, func(r rune) bool {
+			return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || isInvisible(r)
+		}); i >= 0 {
+			t.Fatalf("Output(%q) = %q keeps an invisible or control character at %d", text, o, i)
+		}
+		if capped := Cap(o, maxChars); maxChars > 0 && utf8.RuneCountInString(capped) > max(maxChars, markerLen(utf8.RuneCountInString(o))) {
+			t.Fatalf("Cap(%d) left %d runes", maxChars, utf8.RuneCountInString(capped))
 		}
 	})
 }

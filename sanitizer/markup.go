@@ -1,6 +1,10 @@
 package sanitizer
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // isRoleName reports the tag names removed in any case, with or without
 // attributes: the role and turn markup of §4 step 1, plus a few tags agents
@@ -266,4 +270,99 @@ func lower(c byte) byte {
 
 func hasByte(s string, a, b byte) bool {
 	return strings.IndexByte(s, a) >= 0 || strings.IndexByte(s, b) >= 0
+}
+
+// neutralizeOpeners deals with what step 1 leaves of role tags: it removes
+// every complete tag, but not an opener whose attributes hold a "<"
+// (<system a="<b>">, <system <b>>), one never closed (a trailing
+// "</tool_use_error", which the wrapper's own closing tag would complete),
+// or one spaced with non-ASCII spaces (<\u00a0system>). Each such opener,
+// "<" [spaces] ["/" [spaces]] role name, then a space, "/", "<", ">" or
+// the end of the text, has its "<" replaced by "‹", so that no reader can
+// take it for a tag and the text stays readable. It reports whether it
+// changed anything; the caller then runs step 1 again, since a "<" that
+// is gone no longer hides the markup around it.
+func neutralizeOpeners(s string) (string, bool) {
+	var b strings.Builder
+	kept := 0 // s[kept:] is not yet copied
+	for i := strings.IndexByte(s, '<'); i >= 0; {
+		if isOpener(s, i) {
+			if kept == 0 {
+				b.Grow(len(s) + 8)
+			}
+			b.WriteString(s[kept:i])
+			b.WriteString(neutralLT)
+			kept = i + 1
+		}
+		j := strings.IndexByte(s[i+1:], '<')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	if kept == 0 {
+		return s, false
+	}
+	b.WriteString(s[kept:])
+	return b.String(), true
+}
+
+const neutralLT = "‹" // U+2039, what the fallback of Clean uses too
+
+// isOpener reports whether the "<" at s[i] opens a role tag (see
+// neutralizeOpeners). What it reads after s[i] is spaces, "/" and name
+// characters, none of which is "<", so the reads of two openers never
+// overlap and a whole scan stays linear.
+func isOpener(s string, i int) bool {
+	j := skipAnySpace(s, i+1)
+	if j < len(s) && s[j] == '/' {
+		j = skipAnySpace(s, j+1)
+	}
+	start := j
+	var name [maxNameLen]byte
+	for j < len(s) && isNameChar(s[j]) {
+		if j-start == maxNameLen {
+			return false
+		}
+		name[j-start] = lower(s[j])
+		j++
+	}
+	if j == start || !isRoleName(name[:j-start]) {
+		return false
+	}
+	if j == len(s) {
+		return true
+	}
+	switch s[j] {
+	case '/', '<', '>':
+		return true
+	}
+	return anySpaceLen(s, j) > 0
+}
+
+// anySpaceLen returns the byte length of the ASCII or Unicode space at
+// s[i], or 0.
+func anySpaceLen(s string, i int) int {
+	if c := s[i]; c < utf8.RuneSelf {
+		if isSpace(c) {
+			return 1
+		}
+		return 0
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if unicode.IsSpace(r) {
+		return size
+	}
+	return 0
+}
+
+func skipAnySpace(s string, i int) int {
+	for i < len(s) {
+		n := anySpaceLen(s, i)
+		if n == 0 {
+			break
+		}
+		i += n
+	}
+	return i
 }

@@ -39,7 +39,10 @@ func Clean(text string) string {
 	for range maxPasses {
 		var again bool
 		if s, again = pass(s); !again {
-			return s
+			// Every complete tag is gone; neutralize the openers left.
+			if s, again = neutralizeOpeners(s); !again {
+				return s
+			}
 		}
 	}
 	// Only input built to nest one kind of markup inside another, level
@@ -116,3 +119,15 @@ func capRunes(s string, max int) (kept, mark string) {
 func marker(cut int) string { return "… [truncated " + strconv.Itoa(cut) + " chars]" }
 
 func markerLen(cut int) int { return utf8.RuneCountInString(marker(cut)) }
+
+// Cap cuts text to at most maxChars characters on a character boundary,
+// marking the cut as Error does (the marker counts toward maxChars); 0 or
+// less means no cap. It is the size cap for a successful output, whose
+// limit is set per tool.
+func Cap(text string, maxChars int) string {
+	if maxChars <= 0 {
+		return text
+	}
+	kept, mark := capRunes(text, maxChars)
+	return kept + mark
+}

@@ -95,7 +95,9 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, sp subjects.Space, 
 		tenant = subjects.DefaultTenant
 	}
 	dl := nats.NewMsg(sp.DLQ(tenant, stageName))
-	for k, v := range m.Headers() {
+	// Only the event's own headers travel: a producer's Nats-Expected-* or
+	// Nats-Msg-Id would make the copy fail or be dropped as a duplicate.
+	for k, v := range schemas.EventHeaders(m.Headers()) {
 		dl.Header[k] = v
 	}
 	dl.Header.Set(schemas.HeaderDLQReason, reason.Error())

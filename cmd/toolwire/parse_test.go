@@ -42,7 +42,7 @@ func TestParseFixtures(t *testing.T) {
 		"openai_chat_groq_error_midstream.sse":                   {},
 		"openai_chat_compat_index_starts_at_1.sse":               {"*"},
 		"openai_responses_parallel_function_calls.sse":           {"*", "*"},
-		"openai_responses_reasoning_text_then_function_call.sse": {"*"},
+		"openai_responses_reasoning_text_then_function_call.sse": {"get_capital"},
 		"gemini_parallel_function_calls.sse":                     {"*", "*"},
 		"gemini3_function_call_with_id.sse":                      {"*"},
 		"gemini_vertex_streamed_args.chunks.jsonl":               {"read_theme", "read_screen", "read_screen", "read_screen"},

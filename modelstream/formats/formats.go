@@ -12,15 +12,19 @@ import (
 	"github.com/toolwire/toolwire/modelstream/anthropic"
 	"github.com/toolwire/toolwire/modelstream/gemini"
 	"github.com/toolwire/toolwire/modelstream/hermes"
+	"github.com/toolwire/toolwire/modelstream/openaichat"
+	"github.com/toolwire/toolwire/modelstream/openairesponses"
 )
 
 // ErrUnknown is returned for a format toolwire cannot parse.
 var ErrUnknown = errors.New("formats: unknown stream format")
 
 var constructors = map[string]func() modelstream.Parser{
-	"anthropic": func() modelstream.Parser { return anthropic.New() },
-	"gemini":    func() modelstream.Parser { return gemini.New() },
-	"hermes":    func() modelstream.Parser { return hermes.New() },
+	"anthropic":        func() modelstream.Parser { return anthropic.New() },
+	"gemini":           func() modelstream.Parser { return gemini.New() },
+	"hermes":           func() modelstream.Parser { return hermes.New() },
+	"openai-chat":      func() modelstream.Parser { return openaichat.New() },
+	"openai-responses": func() modelstream.Parser { return openairesponses.New() },
 }
 
 // Parser returns a new parser for the named format.

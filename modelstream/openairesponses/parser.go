@@ -1,0 +1,349 @@
+// Package openairesponses reads OpenAI Responses API streams (format name
+// "openai-responses") and reports their tool calls through the modelstream
+// contract.
+//
+// Client tool calls are the output items of type function_call; reasoning,
+// message and every other item type are not. A call is complete at
+// response.function_call_arguments.done (the full arguments; the name comes
+// from output_item.added) or at response.output_item.done (the whole item),
+// whichever comes first, and is reported once. When arguments.done comes for
+// an item whose name is not known yet, the call waits for output_item.done.
+// The call's ID is its call_id, which tool results cite, or the item id when
+// there is no call_id. Arguments are joined while still escaped and unescaped
+// once, then parsed once, blank meaning {}.
+//
+// Items are matched by item id, else by output_index, and calls get their
+// Seq in the order their items first appear. OpenAI streams one item after
+// another, but should items interleave, a call that completes while an
+// earlier one is still open is held back and reported right after it, so
+// calls always arrive in Seq order.
+//
+// The stream ends with response.completed (stop reason "completed"),
+// response.incomplete (the incomplete_details reason, e.g.
+// "max_output_tokens", else "incomplete"; open calls are incomplete) or
+// response.failed (stop reason "failed"); an error event ends it too. These
+// final events repeat the whole output: a function_call item found only
+// there is reported at that event, complete if its status says so. EOF
+// before any of them means the stream was truncated. Parsing stops at the
+// final event. Events can be megabytes long; the SSE reader has no line cap.
+package openairesponses
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/sse"
+)
+
+// Parser parses OpenAI Responses streams; the zero value is ready to use,
+// and as it keeps no state between Parse calls it is safe for concurrent use.
+type Parser struct{}
+
+var _ modelstream.Parser = (*Parser)(nil)
+
+// New returns a Parser.
+func New() *Parser { return &Parser{} }
+
+// Parse reads one Responses stream from r and reports its tool calls and
+// its end to h, as modelstream.Parser describes.
+//
+// Parse checks ctx between events; a read blocked on r is interrupted only by
+// closing r, which an HTTP response body bound to ctx does by itself.
+func (p *Parser) Parse(ctx context.Context, r io.Reader, h modelstream.Handler) error {
+	s := &stream{ctx: ctx, h: h, byItemID: make(map[string]*fnCall), byOutput: make(map[int]*fnCall)}
+	sr := sse.NewReader(r)
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("openairesponses: %w", err)
+		}
+		ev, err := sr.Next()
+		if errors.Is(err, io.EOF) {
+			at := sr.Offset()
+			return s.finish(at, fmt.Sprintf(
+				"stream truncated at byte %d: it ended before response.completed, response.incomplete or response.failed", at))
+		}
+		if err != nil {
+			// The handler still hears that the message ended, and how.
+			at := sr.Offset()
+			endErr := s.finish(at, fmt.Sprintf("read error after byte %d: %v", at, err))
+			return errors.Join(fmt.Errorf("openairesponses: read stream: %w", err), endErr)
+		}
+		if done, err := s.event(ev); done || err != nil {
+			return err
+		}
+	}
+}
+
+// stream is the state of one Parse.
+type stream struct {
+	ctx context.Context
+	h   modelstream.Handler
+
+	// respID is the response id, for synthesized call ids.
+	respID     string
+	stopReason string
+	// calls holds the function_call items by seq; calls[:reported] are reported.
+	calls    []*fnCall
+	reported int
+	byItemID map[string]*fnCall
+	byOutput map[int]*fnCall
+	// prevEnd is where the current event starts, for error messages.
+	prevEnd int64
+
+	// dec and w are reused from event to event to spare allocations.
+	dec decoder
+	w   wireEvent
+}
+
+// event handles one SSE event; done means the response has ended and End
+// has been reported.
+func (s *stream) event(ev sse.Event) (done bool, err error) {
+	start := s.prevEnd
+	s.prevEnd = ev.End
+
+	data := bytes.TrimSpace(ev.Data)
+	// Blank data carries nothing, and [DONE] is a Chat Completions
+	// terminator some servers append here too; neither ends a response.
+	if len(data) == 0 || string(data) == "[DONE]" {
+		if ev.Type == "error" {
+			return true, s.finish(ev.End, fmt.Sprintf("error event %s: no data", span(start, ev.End)))
+		}
+		return false, nil
+	}
+	w := &s.w
+	decodeErr := s.dec.decodeEvent(data, w)
+	if _, malformed := decodeErr.(*syntaxError); malformed {
+		if ev.Type == "error" {
+			return true, s.finish(ev.End, fmt.Sprintf("error event %s: %s", span(start, ev.End), clip(data)))
+		}
+		return true, s.finish(ev.End, fmt.Sprintf("bad event data %s: %s", span(start, ev.End), describeJSONError(decodeErr, "data")))
+	}
+	typ := w.Type
+	switch {
+	case ev.Type == "error":
+		typ = ev.Type
+	case typ == "" && len(w.Error) > 0 && !isNull(w.Error):
+		// A gateway's {"error":{...}} without a type is still an error.
+		typ = "error"
+	case typ == "":
+		// The event name is the type when the data does not say.
+		typ = ev.Type
+	}
+	bad := func() (bool, error) {
+		return true, s.finish(ev.End, fmt.Sprintf("bad %s event %s: %s", typ, span(start, ev.End), describeJSONError(decodeErr, "data")))
+	}
+
+	switch typ {
+	case "response.created", "response.in_progress", "response.queued":
+		if s.respID == "" && len(w.Response.ID) > 0 {
+			s.respID = string(w.Response.ID)
+		}
+	case "response.output_item.added", "response.output_item.done":
+		// A wrong-typed field would lose part of a call; in other items it is harmless.
+		if itemType := string(w.Item.Type); itemType != "function_call" {
+			if decodeErr != nil && itemType == "" {
+				return bad()
+			}
+			return false, nil
+		}
+		if decodeErr != nil {
+			return bad()
+		}
+		return false, s.item(typ == "response.output_item.done", w, ev.End)
+	case "response.function_call_arguments.delta", "response.function_call_arguments.done":
+		if decodeErr != nil {
+			return bad()
+		}
+		return false, s.arguments(typ == "response.function_call_arguments.done", w, ev.End)
+	case "response.completed", "response.incomplete":
+		s.stopReason = "completed"
+		if typ == "response.incomplete" {
+			s.stopReason = "incomplete"
+			if len(w.Response.IncompleteReason) > 0 {
+				s.stopReason = string(w.Response.IncompleteReason)
+			}
+		}
+		// With a wrong-typed field the output may be partial: trust only the events.
+		if decodeErr == nil {
+			if err := s.fromOutput(w.Response.Output, ev.End); err != nil {
+				return true, err
+			}
+		}
+		return true, s.finish(ev.End, "")
+	case "response.failed":
+		s.stopReason = "failed"
+		why := "no error details"
+		if len(w.Response.Error) > 0 && !isNull(w.Response.Error) {
+			if why = describePayload(w.Response.Error); why == "" {
+				why = clip(w.Response.Error)
+			}
+		}
+		return true, s.finish(ev.End, fmt.Sprintf("response.failed %s: %s", span(start, ev.End), why))
+	case "error":
+		return true, s.finish(ev.End, fmt.Sprintf("error event %s: %s", span(start, ev.End), describeError(data)))
+	}
+	// Text, reasoning, other items' events and unknown events carry no client call.
+	return false, nil
+}
+
+// item handles output_item.added, or output_item.done when done, for a
+// function_call item, in the event ending at byte end.
+func (s *stream) item(done bool, w *wireEvent, end int64) error {
+	it := &w.Item
+	c := s.lookup(it.ID, w.OutputIndex, w.HasOutputIndex)
+	if c == nil {
+		c = s.add(w.OutputIndex, w.HasOutputIndex)
+	}
+	if c.done {
+		return nil // completed by arguments.done already
+	}
+	c.fill(it)
+	s.index(c)
+	if !done {
+		return nil
+	}
+	if it.HasArguments {
+		c.setFinal(it.Arguments)
+	}
+	c.finish(s.respID, end)
+	return s.flush()
+}
+
+// arguments handles function_call_arguments.delta, or .done when done, in
+// the event ending at byte end.
+func (s *stream) arguments(done bool, w *wireEvent, end int64) error {
+	c := s.lookup(w.ItemID, w.OutputIndex, w.HasOutputIndex)
+	if c == nil {
+		// No output_item.added: keep the call, so it is not lost unseen.
+		c = s.add(w.OutputIndex, w.HasOutputIndex)
+		c.itemID = string(w.ItemID)
+		s.index(c)
+	}
+	if c.done {
+		return nil
+	}
+	if !done {
+		c.deltas = append(c.deltas, w.Delta...)
+		return nil
+	}
+	if len(w.Name) > 0 {
+		c.name = string(w.Name)
+	}
+	if w.HasArguments {
+		c.setFinal(w.Arguments)
+	} else {
+		c.setFinal(c.deltas)
+	}
+	if c.name == "" {
+		return nil // output_item.done will say which function this is
+	}
+	c.finish(s.respID, end)
+	return s.flush()
+}
+
+// fromOutput reports the function_call items of a final event's output that
+// the events did not complete, at byte end: complete when their status is
+// "completed" (or absent), else left for finish to report as incomplete.
+func (s *stream) fromOutput(output []wireItem, end int64) error {
+	for i := range output {
+		it := &output[i]
+		if string(it.Type) != "function_call" {
+			continue
+		}
+		c := s.lookup(it.ID, i, true)
+		if c == nil && len(it.CallID) > 0 {
+			for _, k := range s.calls {
+				if k.callID == string(it.CallID) {
+					c = k
+					break
+				}
+			}
+		}
+		if c == nil {
+			c = s.add(i, true)
+		}
+		if c.done {
+			continue
+		}
+		c.fill(it)
+		s.index(c)
+		if it.HasArguments {
+			c.setFinal(it.Arguments)
+		}
+		if status := string(it.Status); status == "" || status == "completed" {
+			c.finish(s.respID, end)
+		}
+	}
+	return s.flush()
+}
+
+// lookup finds the call of an item by its id, else by its output index,
+// unless that slot holds an item with another id.
+func (s *stream) lookup(itemID []byte, outputIndex int, hasIndex bool) *fnCall {
+	if len(itemID) > 0 {
+		if c := s.byItemID[string(itemID)]; c != nil {
+			return c
+		}
+	}
+	if hasIndex {
+		if c := s.byOutput[outputIndex]; c != nil && (len(itemID) == 0 || c.itemID == "") {
+			return c
+		}
+	}
+	return nil
+}
+
+// add starts a new call.
+func (s *stream) add(outputIndex int, hasIndex bool) *fnCall {
+	c := &fnCall{seq: len(s.calls), outputIndex: -1}
+	if hasIndex {
+		c.outputIndex = outputIndex
+		s.byOutput[outputIndex] = c
+	}
+	s.calls = append(s.calls, c)
+	return c
+}
+
+// index makes c findable by its item id.
+func (s *stream) index(c *fnCall) {
+	if c.itemID != "" && s.byItemID[c.itemID] == nil {
+		s.byItemID[c.itemID] = c
+	}
+}
+
+// flush reports the finished calls that no unfinished call precedes.
+func (s *stream) flush() error {
+	for s.reported < len(s.calls) && s.calls[s.reported].done {
+		c := s.calls[s.reported]
+		s.reported++
+		if err := s.h.Call(s.ctx, c.call); err != nil {
+			return fmt.Errorf("openairesponses: handler: %w", err)
+		}
+	}
+	return nil
+}
+
+// finish ends the response at byte at: it reports every call not reported
+// yet, those still open as incomplete, then End with failure as its Err.
+func (s *stream) finish(at int64, failure string) error {
+	why := incompleteReason(s.stopReason, failure)
+	for _, c := range s.calls[s.reported:] {
+		if !c.done {
+			c.abandon(s.respID, at, why)
+		}
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	end := modelstream.End{Calls: len(s.calls), StopReason: s.stopReason, Err: failure}
+	if err := s.h.End(s.ctx, end); err != nil {
+		return fmt.Errorf("openairesponses: handler: %w", err)
+	}
+	return nil
+}
+
+func span(start, end int64) string { return fmt.Sprintf("at bytes %d-%d", start, end) }
