@@ -26,6 +26,9 @@ type call struct {
 	readOnly bool
 	// batch is the call's greedy batch index, known once it may start.
 	batch int
+	// reserved is set when the result's characters were already counted
+	// in the turn's total.
+	reserved bool
 }
 
 // input is the call's validated input.

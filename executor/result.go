@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/sanitizer"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
@@ -60,9 +61,17 @@ func (e *Executor) fit(ctx context.Context, c *call, content string) (string, bo
 	n := utf8.RuneCountInString(content)
 	over := n > c.t.MaxResultChars()
 	if !over && n > PreviewChars {
-		if l, _, err := e.store.Get(ctx, c.p.Tenant, c.p.Turn); err == nil {
+		// Reserve the characters in the turn's total by compare-and-set,
+		// so concurrent calls cannot all slip under the cap together.
+		_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
 			over = l.Chars+int64(n) > int64(e.cfg.TurnMaxChars)
-		}
+			if over {
+				return lease.ErrNoChange
+			}
+			l.Chars += int64(n)
+			return nil
+		})
+		c.reserved = err == nil && !over
 	}
 	if !over {
 		return content, false, ""

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -194,7 +195,9 @@ func (e *Executor) markDone(ctx context.Context, c *call, r *schemas.ToolResult,
 			return lease.ErrNoChange
 		}
 		lc.State, lc.Worker, lc.Deadline = schemas.CallDone, "", 0
-		l.Chars += int64(len(r.Content))
+		if !c.reserved {
+			l.Chars += int64(utf8.RuneCountInString(r.Content))
+		}
 		if cancels && l.Abort == nil {
 			l.Abort = &schemas.LeaseAbort{Seq: seq, Text: lease.SiblingText(c.t.Name(), lease.Activity(c.input()))}
 		}

@@ -141,15 +141,20 @@ func TestTurnCap(t *testing.T) {
 		calls = append(calls, call(string(rune('a'+i)), "Noop", big))
 	}
 	res := runCalls(t, cl, "turncap", calls)
-	if res[0].Truncated || res[1].Truncated {
-		t.Fatalf("first two results (180,000 characters) were cut")
+	// The calls run together: whichever reserves its characters last
+	// crosses the cap and is stored.
+	var stored []*schemas.ToolResult
+	for _, r := range res {
+		if r.Truncated {
+			stored = append(stored, r)
+		}
 	}
-	if !res[2].Truncated || res[2].BlobRef == "" || len(res[2].Content) > 3000 {
-		t.Fatalf("third result: truncated %v blob %q length %d", res[2].Truncated, res[2].BlobRef, len(res[2].Content))
+	if len(stored) != 1 || stored[0].BlobRef == "" || len(stored[0].Content) > 3000 {
+		t.Fatalf("%d results stored as blobs, want 1", len(stored))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	blob, err := cl.Blob(ctx, res[2].BlobRef)
+	blob, err := cl.Blob(ctx, stored[0].BlobRef)
 	if err != nil || string(blob) != big {
 		t.Fatalf("blob: %d bytes, %v", len(blob), err)
 	}
