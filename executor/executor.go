@@ -58,6 +58,10 @@ type Config struct {
 	Consumer provision.ConsumerConfig
 	// TurnMaxChars caps the result characters of a turn (default DefaultTurnMaxChars).
 	TurnMaxChars int
+	// AdTTL is the lifetime of this worker's tool advertisements
+	// (default DefaultAdTTL); NoAdvertise turns advertising off.
+	AdTTL       time.Duration
+	NoAdvertise bool
 	// WorkDir is the working directory of turns whose context names none.
 	WorkDir string
 	// Source is the ce-source of results.
@@ -73,6 +77,7 @@ type Executor struct {
 	js      jetstream.JetStream
 	store   *lease.Store
 	watcher *lease.Watcher
+	cons    jetstream.Consumer
 	wg      sync.WaitGroup
 }
 
@@ -100,6 +105,10 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 	if cfg.TurnMaxChars <= 0 {
 		cfg.TurnMaxChars = DefaultTurnMaxChars
 	}
+	if cfg.AdTTL < time.Second {
+		// Nats-TTL is at least one second.
+		cfg.AdTTL = DefaultAdTTL
+	}
 	if cfg.Recheck <= 0 {
 		cfg.Recheck = time.Second
 	}
@@ -122,7 +131,14 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
-	return &Executor{cfg: cfg, nc: nc, js: js, store: store, watcher: lease.NewWatcher(nc, cfg.Space)}, nil
+	// The consumer exists when New returns, so a started pipeline can be
+	// inspected and fed at once.
+	sp := cfg.Space
+	cons, err := provision.Consumer(ctx, js, sp.ExecStream(), sp.ExecConsumer(cfg.Pool), sp.ExecPool(cfg.Pool), cfg.Consumer)
+	if err != nil {
+		return nil, fmt.Errorf("executor: %w", err)
+	}
+	return &Executor{cfg: cfg, nc: nc, js: js, store: store, watcher: lease.NewWatcher(nc, cfg.Space), cons: cons}, nil
 }
 
 // WorkerID is the name this worker records in results.
@@ -131,18 +147,16 @@ func (e *Executor) WorkerID() string { return e.cfg.WorkerID }
 // Run consumes the pool's calls until ctx is done, then waits for the calls
 // it started to finish and publish.
 func (e *Executor) Run(ctx context.Context) error {
-	sp := e.cfg.Space
-	cons, err := provision.Consumer(ctx, e.js, sp.ExecStream(), sp.ExecConsumer(e.cfg.Pool), sp.ExecPool(e.cfg.Pool), e.cfg.Consumer)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped before it began
-		}
-		return fmt.Errorf("executor: %w", err)
+	if !e.cfg.NoAdvertise {
+		actx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); e.advertise(actx) }()
+		defer func() { stop(); <-done }()
 	}
 	// Calls outlive the receive loop: on shutdown a running call finishes
 	// and publishes rather than being redelivered to run twice.
 	work := context.WithoutCancel(ctx)
-	err = stage.Consume(ctx, cons, 64, e.cfg.Log, func(m jetstream.Msg) {
+	err := stage.Consume(ctx, e.cons, 64, e.cfg.Log, func(m jetstream.Msg) {
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()

@@ -94,6 +94,17 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 	if err != nil {
 		return fmt.Errorf("provision: bucket %s: %w", sp.LeaseBucket(), err)
 	}
+	_, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:         sp.ToolsBucket(),
+		Description:    "tools advertised by live workers of each pool",
+		History:        1,
+		Storage:        c.Storage,
+		Replicas:       c.Replicas,
+		LimitMarkerTTL: time.Minute,
+	})
+	if err != nil {
+		return fmt.Errorf("provision: bucket %s: %w", sp.ToolsBucket(), err)
+	}
 	_, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 		Bucket:      sp.BlobBucket(),
 		Description: "results too long for the model, in full",

@@ -45,6 +45,7 @@ type Reorder struct {
 	cfg     Config
 	js      jetstream.JetStream
 	leases  *lease.Store
+	cons    jetstream.Consumer
 	results jetstream.Stream
 	out     jetstream.Stream
 }
@@ -80,22 +81,22 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reorder: %w", err)
 	}
-	return &Reorder{cfg: cfg, js: js, leases: leases, results: results, out: out}, nil
+	// The consumer exists when New returns, so a started pipeline can be
+	// inspected and fed at once.
+	sp := cfg.Space
+	cons, err := provision.Consumer(ctx, js, sp.ResultStream(), sp.ReorderConsumer(), sp.ResultAll(), cfg.Consumer)
+	if err != nil {
+		return nil, fmt.Errorf("reorder: %w", err)
+	}
+	return &Reorder{cfg: cfg, js: js, leases: leases, results: results, out: out, cons: cons}, nil
 }
 
 // Run consumes results until ctx is done.
 func (r *Reorder) Run(ctx context.Context) error {
 	sp := r.cfg.Space
-	cons, err := provision.Consumer(ctx, r.js, sp.ResultStream(), sp.ReorderConsumer(), sp.ResultAll(), r.cfg.Consumer)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped before it began
-		}
-		return fmt.Errorf("reorder: %w", err)
-	}
 	lanes := stage.NewLanes(context.WithoutCancel(ctx), r.cfg.Lanes, 64, r.handle)
 	defer lanes.Close()
-	return stage.Consume(ctx, cons, 256, r.cfg.Log, func(m jetstream.Msg) {
+	return stage.Consume(ctx, r.cons, 256, r.cfg.Log, func(m jetstream.Msg) {
 		p, err := sp.ParseResult(m.Subject())
 		if err != nil {
 			lanes.Submit("", m)

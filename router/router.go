@@ -75,6 +75,8 @@ type Router struct {
 	js      jetstream.JetStream
 	store   *lease.Store
 	schemas map[string]*coercion.Schema
+	catalog *catalog
+	cons    jetstream.Consumer
 }
 
 // New prepares a router on nc: it provisions the streams, binds the lease
@@ -106,7 +108,13 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}}
+	// The consumer exists when New returns, so a started pipeline can be
+	// inspected and fed at once.
+	cons, err := provision.Consumer(ctx, js, cfg.Space.InStream(), cfg.Space.RouterConsumer(), cfg.Space.InAll(), cfg.Consumer)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons}
 	for _, t := range cfg.Tools.Tools() {
 		s, err := coercion.Compile(t.InputSchema())
 		if err != nil {
@@ -117,20 +125,38 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	return r, nil
 }
 
+// catalogWait bounds how long a starting router waits for the current
+// tool advertisements before routing.
+const catalogWait = 5 * time.Second
+
 // Run consumes input events until ctx is done.
 func (r *Router) Run(ctx context.Context) error {
-	cons, err := provision.Consumer(ctx, r.js, r.cfg.Space.InStream(), r.cfg.Space.RouterConsumer(), r.cfg.Space.InAll(), r.cfg.Consumer)
+	kv, err := r.js.KeyValue(ctx, r.cfg.Space.ToolsBucket())
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil // stopped before it began
+			return nil
 		}
-		return fmt.Errorf("router: %w", err)
+		return fmt.Errorf("router: tools bucket: %w", err)
+	}
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go func() {
+		if err := r.catalog.watch(wctx, kv); err != nil && wctx.Err() == nil {
+			r.cfg.Log.Error("router: tool advertisements", "err", err)
+		}
+	}()
+	select {
+	case <-r.catalog.ready:
+	case <-time.After(catalogWait):
+		r.cfg.Log.Warn("router: tool advertisements not loaded yet; routing anyway")
+	case <-ctx.Done():
+		return nil
 	}
 	// Lanes keep working on what they were given after ctx ends, so that a
 	// drain finishes the messages it has rather than dropping them.
 	lanes := stage.NewLanes(context.WithoutCancel(ctx), r.cfg.Lanes, 64, r.handle)
 	defer lanes.Close()
-	return stage.Consume(ctx, cons, 256, r.cfg.Log, func(m jetstream.Msg) {
+	return stage.Consume(ctx, r.cons, 256, r.cfg.Log, func(m jetstream.Msg) {
 		p, err := r.cfg.Space.ParseIn(m.Subject())
 		if err != nil {
 			lanes.Submit("", m)

@@ -25,9 +25,9 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		}
 		return r.reject(ctx, p, u, "Tool call incomplete, not executed: "+why)
 	}
-	t, ok := r.cfg.Tools.Lookup(u.Name)
-	if !ok {
-		return r.reject(ctx, p, u, "No such tool available: "+u.Name)
+	rt, why := r.resolve(u.Name)
+	if why != "" {
+		return r.reject(ctx, p, u, why)
 	}
 	args, repaired := json.RawMessage(u.Input), false
 	if len(args) == 0 {
@@ -37,7 +37,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 			return r.reject(ctx, p, u, "Invalid tool arguments: "+err.Error())
 		}
 	}
-	args, err := r.schemas[t.Name()].Apply(args)
+	args, err := rt.schema.Apply(args)
 	if err != nil {
 		// A validation error is the call's failure: a tool that cancels its
 		// siblings on error does so here too.
@@ -46,9 +46,9 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		if errors.As(err, &ve) {
 			why = err.Error()
 		}
-		return r.rejectFailed(ctx, p, u, why, t.CancelsSiblings(), lease.Activity(args))
+		return r.rejectFailed(ctx, p, u, why, rt.cancelsSiblings, lease.Activity(args))
 	}
-	pool := r.cfg.Pool
+	pool := rt.pool
 	halted := ""
 	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(u), func(l *schemas.Lease) error {
 		halted = ""
@@ -63,7 +63,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 			halted = text
 			return lease.ErrNoChange
 		}
-		c.State, c.Tool, c.Pool = schemas.CallRouted, t.Name(), pool
+		c.State, c.Tool, c.Pool = schemas.CallRouted, rt.name, pool
 		return nil
 	})
 	if err != nil {
@@ -72,8 +72,33 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	if halted != "" {
 		return r.reject(ctx, p, u, halted)
 	}
-	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: t.Name(), Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired}
+	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: rt.name, Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired}
 	return r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), subjects.DispatchMsgID(p.Tenant, p.Turn, u.Seq), p, meta.TraceParent, u.Seq, d)
+}
+
+// route is where a call of a tool goes and how its input is checked.
+type route struct {
+	name            string
+	pool            string
+	schema          *coercion.Schema
+	cancelsSiblings bool
+}
+
+// resolve finds a tool: one this router hosts, else one a remote pool's
+// live workers advertise. why is the answer to a call that cannot go
+// anywhere.
+func (r *Router) resolve(name string) (rt route, why string) {
+	if t, ok := r.cfg.Tools.Lookup(name); ok {
+		return route{name: t.Name(), pool: r.cfg.Pool, schema: r.schemas[t.Name()], cancelsSiblings: t.CancelsSiblings()}, ""
+	}
+	remote, gone := r.catalog.lookup(name)
+	switch {
+	case remote != nil:
+		return route{name: remote.ad.Name, pool: remote.ad.Pool, schema: remote.schema, cancelsSiblings: remote.ad.CancelsSiblings}, ""
+	case gone:
+		return route{}, "No worker for tool " + name + ": every worker of the pool that hosts it has stopped"
+	}
+	return route{}, "No such tool available: " + name
 }
 
 // fresh makes the lease of a turn this router sees first.

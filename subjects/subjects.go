@@ -186,6 +186,35 @@ func (s Space) LeaseSubject(tenant, turn string) string {
 	return "$KV." + s.LeaseBucket() + "." + s.LeaseKey(tenant, turn)
 }
 
+// ToolKey is the TW_TOOLS key under which a worker advertises a tool of
+// its pool. One key per worker: a worker that stops removes only its own
+// advertisement, and the tool stays routed while any worker lives.
+func (s Space) ToolKey(pool, tool, worker string) string {
+	return pool + "." + tokenSafe(tool) + "." + tokenSafe(worker)
+}
+
+// ToolSubject is the subject a tool advertisement is stored under.
+func (s Space) ToolSubject(pool, tool, worker string) string {
+	return "$KV." + s.ToolsBucket() + "." + s.ToolKey(pool, tool, worker)
+}
+
+// tokenSafe maps s to a single token, replacing what a token cannot hold.
+func tokenSafe(s string) string {
+	if CheckToken("name", s) == nil {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "_"
+	}
+	return string(b)
+}
+
 // Parsed is what a subject says about the message it carries.
 type Parsed struct {
 	Tenant string
