@@ -1,7 +1,8 @@
 // Package localrun runs one turn through a private, in-process pipeline on
 // an embedded server in a temporary directory: what `toolwire run` and
 // `toolwire demo` do. Everything is real — JetStream, the stages, the tools
-// — and all of it is gone when Run returns.
+// — and all of it is gone when Run returns. It can also send the turn to a
+// pipeline served elsewhere (Options.NATS).
 package localrun
 
 import (
@@ -12,6 +13,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/modelstream/formats"
@@ -39,6 +41,9 @@ type Options struct {
 	MaxConcurrency int
 	// Timeout bounds the whole turn (default 10 minutes).
 	Timeout time.Duration
+	// NATS, when set, joins that pipeline (served elsewhere, by `toolwire
+	// serve`) instead of starting a private one: no server, no stages.
+	NATS string
 	// OnProgress, when set, gets the turn's progress events as they happen.
 	// It runs on another goroutine than onResult.
 	OnProgress func(*schemas.ToolProgress)
@@ -71,28 +76,34 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
-	dir, err := os.MkdirTemp("", "toolwire-run-")
-	if err != nil {
-		return nil, fmt.Errorf("localrun: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	srv, err := embedded.Start(embedded.Options{StoreDir: dir, MaxMemory: 256 << 20, MaxStore: 1 << 30})
-	if err != nil {
-		return nil, err
-	}
-	defer srv.Shutdown()
 	space := subjects.Default()
-	p, err := pipeline.Start(ctx, srv.Connect, pipeline.Config{
-		Space: space, Tools: o.Tools, Executors: o.Executors, Reorders: o.Reorders,
-		MaxConcurrency: o.MaxConcurrency, WorkDir: o.WorkDir,
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer p.Stop()
-	nc, err := srv.Connect("toolwire-run-client")
-	if err != nil {
-		return nil, err
+	var nc *nats.Conn
+	if o.NATS != "" {
+		if nc, err = nats.Connect(o.NATS, nats.Name("toolwire-run-client")); err != nil {
+			return nil, fmt.Errorf("localrun: connect %s: %w", o.NATS, err)
+		}
+	} else {
+		dir, err := os.MkdirTemp("", "toolwire-run-")
+		if err != nil {
+			return nil, fmt.Errorf("localrun: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		srv, err := embedded.Start(embedded.Options{StoreDir: dir, MaxMemory: 256 << 20, MaxStore: 1 << 30})
+		if err != nil {
+			return nil, err
+		}
+		defer srv.Shutdown()
+		p, err := pipeline.Start(ctx, srv.Connect, pipeline.Config{
+			Space: space, Tools: o.Tools, Executors: o.Executors, Reorders: o.Reorders,
+			MaxConcurrency: o.MaxConcurrency, WorkDir: o.WorkDir,
+		})
+		if err != nil {
+			return nil, err
+		}
+		defer p.Stop()
+		if nc, err = srv.Connect("toolwire-run-client"); err != nil {
+			return nil, err
+		}
 	}
 	defer nc.Close()
 	cl, err := client.New(nc, client.Config{Space: space})

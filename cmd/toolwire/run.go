@@ -19,6 +19,7 @@ import (
 func newRun() *cobra.Command {
 	var (
 		format, stream, workdir string
+		natsURL                 string
 		pace, timeout           time.Duration
 		testTools, progress     bool
 		chunked                 bool
@@ -67,7 +68,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 			}
 			opts := localrun.Options{
 				Format: format, Stream: data, Pace: pace, WorkDir: workdir, Tools: reg,
-				Executors: executors, MaxConcurrency: mc, Timeout: timeout,
+				Executors: executors, MaxConcurrency: mc, Timeout: timeout, NATS: natsURL,
 			}
 			if progress {
 				opts.OnProgress = func(p *schemas.ToolProgress) { write(func() error { return localrun.WriteProgress(out, p) }) }
@@ -94,6 +95,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 	f.StringVar(&stream, "stream", "", "file holding the model's response stream")
 	f.DurationVar(&pace, "pace", 0, "pause between SSE events, to replay at model speed")
 	f.StringVar(&workdir, "workdir", "", "working directory of the calls (default: current)")
+	f.StringVar(&natsURL, "nats", "", "send the turn to the pipeline `toolwire serve` runs on this NATS server instead of a private one")
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
 	f.IntVar(&executors, "executors", 1, "executor workers")
 	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default $TOOLWIRE_MAX_TOOL_USE_CONCURRENCY or 10)")
