@@ -31,7 +31,7 @@ func BenchmarkPipeline(b *testing.B) {
 
 func benchPipeline(b *testing.B, perTurn, inflight int) {
 	srv := testenv.Server(b)
-	testenv.Pipeline(b, srv, pipeline.Config{Tools: testenv.Registry(b, testtools.Tools()...), Executors: 2})
+	p := testenv.Pipeline(b, srv, pipeline.Config{Tools: testenv.Registry(b, testtools.Tools()...), Executors: 2})
 	cl := testenv.Client(b, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -45,6 +45,7 @@ func benchPipeline(b *testing.B, perTurn, inflight int) {
 	var next atomic.Int64
 	var failed atomic.Value
 	b.ResetTimer()
+	before := p.Stats()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range inflight {
@@ -93,5 +94,9 @@ func benchPipeline(b *testing.B, perTurn, inflight int) {
 	b.ReportMetric(total/elapsed.Seconds(), "calls/s")
 	b.ReportMetric(float64(hist.ValueAtQuantile(50))/1000, "p50_ms")
 	b.ReportMetric(float64(hist.ValueAtQuantile(99))/1000, "p99_ms")
+	after := p.Stats()
+	// Messages the stages sent per call: publishes, requests and acks, the
+	// machine-independent count of a call's round trips.
+	b.ReportMetric(float64(after.OutMsgs-before.OutMsgs)/total, "stage_msgs/call")
 	b.ReportMetric(0, "ns/op")
 }

@@ -157,6 +157,22 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error
 	return p, nil
 }
 
+// Stats adds up the traffic of the stages' connections: messages out count
+// the publishes and requests the stages make, a figure of round trips that
+// does not depend on how busy the machine is.
+func (p *Pipeline) Stats() nats.Statistics {
+	var total nats.Statistics
+	for _, nc := range p.conns {
+		s := nc.Stats()
+		total.InMsgs += s.InMsgs
+		total.OutMsgs += s.OutMsgs
+		total.InBytes += s.InBytes
+		total.OutBytes += s.OutBytes
+		total.Reconnects += s.Reconnects
+	}
+	return total
+}
+
 // Stop stops every stage (running calls finish and publish first), drains
 // the connections and returns the stages' errors, if any.
 func (p *Pipeline) Stop() error {

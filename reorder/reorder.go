@@ -46,6 +46,7 @@ type Reorder struct {
 	js      jetstream.JetStream
 	leases  *lease.Store
 	cons    jetstream.Consumer
+	cache   *turnCache
 	results jetstream.Stream
 	out     jetstream.Stream
 }
@@ -88,7 +89,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reorder: %w", err)
 	}
-	return &Reorder{cfg: cfg, js: js, leases: leases, results: results, out: out, cons: cons}, nil
+	return &Reorder{cfg: cfg, js: js, leases: leases, results: results, out: out, cons: cons, cache: newTurnCache(cacheTurns)}, nil
 }
 
 // Run consumes results until ctx is done.
@@ -168,11 +169,15 @@ const maxRaces = 64
 // advance appends every result that is next in line, starting from the
 // cursor, and turn_done when the end is reached. m is the message in hand,
 // which saves reading it back from the stream.
-func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Msg) (cursor, error) {
-	cur, err := r.readCursor(ctx, p)
-	if err != nil {
-		return cur, err
+func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Msg) (cur cursor, err error) {
+	key := p.Tenant + "." + p.Turn
+	cur, fromCache := r.cache.cursor(key)
+	if !fromCache {
+		if cur, err = r.readCursor(ctx, p); err != nil {
+			return cur, err
+		}
 	}
+	defer func() { r.cache.keep(key, cur) }()
 	races := 0
 	for !cur.done {
 		var h nats.Header
@@ -187,9 +192,25 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 			case err == nil:
 				h, body = raw.Header, raw.Data
 			case errors.Is(err, jetstream.ErrMsgNotFound):
-				total, err := r.total(ctx, p, m)
-				if err != nil || total < 0 || total > cur.delivered {
+				total, err := r.cachedTotal(ctx, key, p, m)
+				if err != nil {
 					return cur, err
+				}
+				if total < 0 || total > cur.delivered {
+					if fromCache {
+						// A cached cursor may be behind another
+						// instance's appends: check before giving up.
+						fromCache = false
+						fresh, err := r.readCursor(ctx, p)
+						if err != nil {
+							return cur, err
+						}
+						if fresh != cur {
+							cur = fresh
+							continue
+						}
+					}
+					return cur, nil
 				}
 				done = &schemas.TurnDone{Results: cur.delivered}
 			default:
@@ -225,11 +246,24 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 		if races++; races > maxRaces {
 			return cur, errors.New("reorder: lost too many races for the turn's out subject")
 		}
+		fromCache = false
 		if cur, err = r.readCursor(ctx, p); err != nil {
 			return cur, err
 		}
 	}
 	return cur, nil
+}
+
+// cachedTotal is total, remembered once known: an end marker never changes.
+func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed, m jetstream.Msg) (int, error) {
+	if n, ok := r.cache.total(key); ok {
+		return n, nil
+	}
+	n, err := r.total(ctx, p, m)
+	if err == nil && n >= 0 {
+		r.cache.keepTotal(key, n)
+	}
+	return n, err
 }
 
 // readCursor reads the turn's out subject's last message.
