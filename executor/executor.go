@@ -24,6 +24,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/permission"
 	"github.com/toolwire/toolwire/provision"
 	"github.com/toolwire/toolwire/stage"
 	"github.com/toolwire/toolwire/subjects"
@@ -58,6 +59,10 @@ type Config struct {
 	Consumer provision.ConsumerConfig
 	// TurnMaxChars caps the result characters of a turn (default DefaultTurnMaxChars).
 	TurnMaxChars int
+	// Policy is the permission policy (nil: every call is left to its
+	// tool's own check); ApprovalTimeout bounds the wait for a decision.
+	Policy          *permission.Policy
+	ApprovalTimeout time.Duration
 	// AdTTL is the lifetime of this worker's tool advertisements
 	// (default DefaultAdTTL); NoAdvertise turns advertising off.
 	AdTTL       time.Duration
@@ -104,6 +109,9 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 	}
 	if cfg.TurnMaxChars <= 0 {
 		cfg.TurnMaxChars = DefaultTurnMaxChars
+	}
+	if cfg.ApprovalTimeout <= 0 {
+		cfg.ApprovalTimeout = DefaultApprovalTimeout
 	}
 	if cfg.AdTTL < time.Second {
 		// Nats-TTL is at least one second.

@@ -32,7 +32,18 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	stopMonitor := e.monitor(c, w, cancel)
 	progress := e.progress(ctx, c)
 	started := time.Now()
-	res, callErr := e.invoke(cctx, c, cl.tc, progress)
+	input, refusal, err := e.permit(cctx, c, cl.tc)
+	var res tool.Result
+	var callErr error
+	switch {
+	case err != nil && context.Cause(cctx) == nil:
+		callErr = fmt.Errorf("permission check: %w", err)
+	case err == nil && refusal != "":
+		// A refusal is the call's failure (semantics §4).
+		res = tool.Result{Content: refusal, IsError: true}
+	case err == nil:
+		res, callErr = e.invoke(cctx, c, input, cl.tc, progress)
+	}
 	finished := time.Now()
 	stopMonitor()
 	stopRenew()
@@ -97,15 +108,15 @@ func (e *Executor) monitor(c *call, w *lease.Watch, cancel context.CancelCauseFu
 // invoke runs the tool under its timeout: the call's own where the tool
 // allows one, else the tool's, else the executor's default; never beyond
 // the global ceiling.
-func (e *Executor) invoke(ctx context.Context, c *call, tc tool.TurnContext, progress tool.Progress) (tool.Result, error) {
-	timeout := c.t.TimeoutFor(c.input())
+func (e *Executor) invoke(ctx context.Context, c *call, input []byte, tc tool.TurnContext, progress tool.Progress) (tool.Result, error) {
+	timeout := c.t.TimeoutFor(input)
 	if timeout <= 0 {
 		timeout = e.cfg.CallTimeout
 	}
 	timeout = min(timeout, e.cfg.MaxTimeout)
 	tctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
 	defer cancel()
-	res, err := c.t.Call(tctx, c.input(), tc, progress)
+	res, err := c.t.Call(tctx, input, tc, progress)
 	if err != nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
 		err = fmt.Errorf("%s timed out after %s: %w", c.t.Name(), timeout, err)
 	}

@@ -66,6 +66,10 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 			Description: "each turn's results in call order, then turn_done",
 		},
 		{
+			Name: sp.ApprovalStream(), Subjects: []string{sp.ApprovalAll()},
+			Description: "approval requests for calls a rule asks about, and their decisions",
+		},
+		{
 			Name: sp.DLQStream(), Subjects: []string{sp.DLQAll()}, MaxAge: 7 * 24 * time.Hour,
 			Description: "messages a stage could not process, with the reason",
 		},

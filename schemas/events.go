@@ -156,6 +156,10 @@ func newData(typ string) (Data, error) {
 		return &ToolProgress{Seq: -1}, nil
 	case TypeTurnDone:
 		return &TurnDone{Results: -1}, nil
+	case TypeApprovalRequest:
+		return &ApprovalRequest{Seq: -1}, nil
+	case TypeApprovalDecision:
+		return &ApprovalDecision{Seq: -1}, nil
 	}
 	return nil, &FieldError{Field: "ce-type", Reason: fmt.Sprintf("unknown event type %q", typ)}
 }
@@ -245,3 +249,51 @@ func (d *TurnDone) Validate() error {
 	}
 	return nil
 }
+
+// Approval event types: a call that a permission rule says to ask about
+// waits for its human's decision.
+const (
+	TypeApprovalRequest  = "dev.toolwire.approval_request.v1"
+	TypeApprovalDecision = "dev.toolwire.approval_decision.v1"
+)
+
+// ApprovalRequest asks the agent's human whether a call may run.
+type ApprovalRequest struct {
+	Seq       int     `msgpack:"seq" json:"seq"`
+	ToolUseID string  `msgpack:"tool_use_id" json:"tool_use_id"`
+	Tool      string  `msgpack:"tool" json:"tool"`
+	Input     RawJSON `msgpack:"input" json:"input"`
+	// Reason says which rule asked.
+	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// ApprovalDecision answers an ApprovalRequest.
+type ApprovalDecision struct {
+	Seq   int  `msgpack:"seq" json:"seq"`
+	Allow bool `msgpack:"allow" json:"allow"`
+	// Reason is shown to the model when the call is refused.
+	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// EventType implements Data.
+func (*ApprovalRequest) EventType() string { return TypeApprovalRequest }
+
+// EventType implements Data.
+func (*ApprovalDecision) EventType() string { return TypeApprovalDecision }
+
+// Validate implements Data.
+func (d *ApprovalRequest) Validate() error {
+	if err := seqField(d.Seq); err != nil {
+		return err
+	}
+	if err := required("tool_use_id", d.ToolUseID != ""); err != nil {
+		return err
+	}
+	if err := required("tool", d.Tool != ""); err != nil {
+		return err
+	}
+	return required("input", len(d.Input) > 0)
+}
+
+// Validate implements Data.
+func (d *ApprovalDecision) Validate() error { return seqField(d.Seq) }

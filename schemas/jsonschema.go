@@ -14,6 +14,8 @@ var schemaFiles embed.FS
 
 // eventTypes is every ce-type, sorted.
 var eventTypes = []string{
+	TypeApprovalDecision,
+	TypeApprovalRequest,
 	TypeDispatch,
 	TypeToolProgress,
 	TypeToolResult,

@@ -185,12 +185,14 @@ func zeroLike(d Data) Data {
 func TestSchemasRequireWhatValidateRequires(t *testing.T) {
 	schemas := compiled(t)
 	required := map[string][]string{
-		TypeToolUse:      {"seq", "tool_use_id", "name", "input"}, // the sample is complete
-		TypeTurnEnd:      {"calls"},
-		TypeDispatch:     {"seq", "tool_use_id", "tool", "input", "pool"},
-		TypeToolResult:   {"seq", "tool_use_id"},
-		TypeToolProgress: {"seq"},
-		TypeTurnDone:     {"results"},
+		TypeToolUse:          {"seq", "tool_use_id", "name", "input"}, // the sample is complete
+		TypeTurnEnd:          {"calls"},
+		TypeDispatch:         {"seq", "tool_use_id", "tool", "input", "pool"},
+		TypeToolResult:       {"seq", "tool_use_id"},
+		TypeToolProgress:     {"seq"},
+		TypeTurnDone:         {"results"},
+		TypeApprovalRequest:  {"seq", "tool_use_id", "tool", "input"},
+		TypeApprovalDecision: {"seq"},
 	}
 	for typ, data := range samples() {
 		full, _ := json.Marshal(data)

@@ -32,6 +32,9 @@ func samples() map[string]Data {
 		},
 		TypeToolProgress: &ToolProgress{Seq: 3, Text: "40 of 120 MB"},
 		TypeTurnDone:     &TurnDone{Results: 4},
+		TypeApprovalRequest: &ApprovalRequest{Seq: 3, ToolUseID: "toolu_01A", Tool: "Bash", Input: input,
+			Reason: "rule Bash(git push:*) asks"},
+		TypeApprovalDecision: &ApprovalDecision{Seq: 3, Allow: false, Reason: "not on a Friday — ¡no!"},
 	}
 }
 

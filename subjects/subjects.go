@@ -103,6 +103,9 @@ func (s Space) ResultStream() string { return s.upper + "_RESULT" }
 // OutStream holds each turn's results in call order, then turn_done.
 func (s Space) OutStream() string { return s.upper + "_OUT" }
 
+// ApprovalStream keeps approval requests and decisions.
+func (s Space) ApprovalStream() string { return s.upper + "_APPROVAL" }
+
 // DLQStream keeps poison messages with their reason.
 func (s Space) DLQStream() string { return s.upper + "_DLQ" }
 
@@ -170,6 +173,24 @@ func (s Space) OutAll() string { return s.prefix + ".*.out.*" }
 func (s Space) Progress(tenant, turn string) string {
 	return s.prefix + "." + tenant + ".progress." + turn
 }
+
+// ApprovalRequest is where the executor asks about call seq.
+func (s Space) ApprovalRequest(tenant, turn string, seq int) string {
+	return s.prefix + "." + tenant + ".approval." + turn + "." + strconv.Itoa(seq) + ".request"
+}
+
+// ApprovalDecision is where the answer about call seq goes.
+func (s Space) ApprovalDecision(tenant, turn string, seq int) string {
+	return s.prefix + "." + tenant + ".approval." + turn + "." + strconv.Itoa(seq) + ".decision"
+}
+
+// ApprovalRequests matches the approval requests of a turn.
+func (s Space) ApprovalRequests(tenant, turn string) string {
+	return s.prefix + "." + tenant + ".approval." + turn + ".*.request"
+}
+
+// ApprovalAll matches every approval subject.
+func (s Space) ApprovalAll() string { return s.prefix + ".*.approval.*.*.*" }
 
 // DLQ is the dead-letter subject of a stage.
 func (s Space) DLQ(tenant, stage string) string { return s.prefix + "." + tenant + ".dlq." + stage }
@@ -294,6 +315,11 @@ func DispatchMsgID(tenant, turn string, seq int) string {
 // so a second attempt cannot publish a second result.
 func ResultMsgID(tenant, turn string, seq int) string {
 	return tenant + "/" + turn + "/" + strconv.Itoa(seq) + "/result"
+}
+
+// ApprovalMsgID identifies a call's approval request or decision.
+func ApprovalMsgID(tenant, turn string, seq int, kind string) string {
+	return tenant + "/" + turn + "/" + strconv.Itoa(seq) + "/approval-" + kind
 }
 
 // ResultEndMsgID identifies the end marker in the result stream.
