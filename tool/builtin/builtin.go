@@ -12,7 +12,7 @@ import (
 
 // Tools returns the built-in tools, sorted by name.
 func Tools() []*tool.Tool {
-	return []*tool.Tool{Bash(), EnterPlanMode(), ExitPlanMode(), Read()}
+	return []*tool.Tool{Bash(), Edit(), EnterPlanMode(), ExitPlanMode(), Glob(), Grep(), Read(), Write()}
 }
 
 // decodeInput unmarshals a call's input; the executor has validated it

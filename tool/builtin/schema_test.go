@@ -65,8 +65,8 @@ func TestTools(t *testing.T) {
 	for _, tl := range tools {
 		names = append(names, tl.Name())
 	}
-	if strings.Join(names, ",") != "Bash,EnterPlanMode,ExitPlanMode,Read" {
-		t.Fatalf("Tools() = %v, want Bash, EnterPlanMode, ExitPlanMode, Read", names)
+	if strings.Join(names, ",") != "Bash,Edit,EnterPlanMode,ExitPlanMode,Glob,Grep,Read,Write" {
+		t.Fatalf("Tools() = %v, want Bash, Edit, EnterPlanMode, ExitPlanMode, Glob, Grep, Read, Write", names)
 	}
 	if _, err := tool.NewRegistry(tools...); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,265 @@
+// Package config reads toolwire's configuration file: a JSON object such as
+//
+//	{"deny": ["Bash(rm:*)", "Write"], "tool_search": "auto:10"}
+//
+// Load checks every field and reports a bad one by its name and its place
+// in the file (path:line:column).
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolwire/toolwire/tool"
+)
+
+// Config is a loaded configuration file.
+type Config struct {
+	// Deny are the deny rules as written ("Bash(rm:*)", "Write").
+	Deny []string `json:"deny"`
+	// ToolSearch is the tool search mode as written ("on", "off",
+	// "auto", "auto:N"); "" when the file does not set it.
+	ToolSearch string `json:"tool_search"`
+
+	// DenyRules are Deny parsed.
+	DenyRules []tool.Rule `json:"-"`
+	// SearchMode is ToolSearch parsed (meaningful when ToolSearch != "").
+	SearchMode tool.SearchMode `json:"-"`
+}
+
+// fields are the keys a file may hold, in the order errors list them.
+var fields = []string{"deny", "tool_search"}
+
+// Load reads and checks the file at path.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		var pe *PosError
+		if errors.As(err, &pe) {
+			line, col := position(data, pe.Offset)
+			return nil, fmt.Errorf("config %s:%d:%d: %s", path, line, col, pe.Msg)
+		}
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// PosError is a problem at a byte offset of the file.
+type PosError struct {
+	Offset int64
+	Msg    string
+}
+
+func (e *PosError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+func errAt(off int64, format string, args ...any) error {
+	return &PosError{Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Parse checks the text of a configuration file; errors are *PosError.
+func Parse(data []byte) (*Config, error) {
+	open := skipSpace(data, 0)
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errAt(open, "the file is empty: want a JSON object like {\"deny\": [\"Write\"], \"tool_search\": \"auto\"}")
+	}
+	// The whole text first, for syntax errors at their place in the file
+	// (a streaming decoder's offsets are relative to its buffer).
+	var probe any
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, syntaxError(err, int64(len(data)))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, syntaxError(err, open)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errAt(open, "want a JSON object, found %s", describe(tok))
+	}
+	c := &Config{}
+	seen := map[string]bool{}
+	for dec.More() {
+		keyAt := skipSpace(data, dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntaxError(err, keyAt)
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return nil, errAt(keyAt, "field %q appears twice", key)
+		}
+		seen[key] = true
+		valueAt := skipSpace(data, dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, syntaxError(err, valueAt)
+		}
+		switch key {
+		case "deny":
+			err = c.setDeny(raw, valueAt)
+		case "tool_search":
+			err = c.setToolSearch(raw, valueAt)
+		default:
+			err = errAt(keyAt, "unknown field %q (known: %s)", key, strings.Join(fields, ", "))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, syntaxError(err, dec.InputOffset())
+	}
+	if rest := skipSpace(data, dec.InputOffset()); rest < int64(len(data)) {
+		return nil, errAt(rest, "unexpected text after the JSON object")
+	}
+	return c, nil
+}
+
+// setDeny reads the deny list: an array of rule strings.
+func (c *Config) setDeny(raw json.RawMessage, at int64) error {
+	if string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return errAt(at, "field \"deny\": want an array of rules like [\"Bash(rm:*)\", \"Write\"], found %s", describeRaw(raw))
+	}
+	for i := 0; dec.More(); i++ {
+		elemAt := at + skipSpace(raw, dec.InputOffset())
+		var elem json.RawMessage
+		if err := dec.Decode(&elem); err != nil {
+			return syntaxError(err, elemAt)
+		}
+		var s string
+		if err := json.Unmarshal(elem, &s); err != nil {
+			return errAt(elemAt, "field \"deny\"[%d]: want a rule string, found %s", i, describeRaw(elem))
+		}
+		r, err := tool.ParseRule(s)
+		if err != nil {
+			return errAt(elemAt, "field \"deny\"[%d]: %v", i, err)
+		}
+		c.Deny = append(c.Deny, s)
+		c.DenyRules = append(c.DenyRules, r)
+	}
+	return nil
+}
+
+// setToolSearch reads the tool search mode.
+func (c *Config) setToolSearch(raw json.RawMessage, at int64) error {
+	if string(raw) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return errAt(at, "field \"tool_search\": want a string (\"on\", \"off\", \"auto\" or \"auto:N\"), found %s", describeRaw(raw))
+	}
+	m, err := tool.ParseSearchMode(s)
+	if err != nil {
+		return errAt(at, "field \"tool_search\": %v", err)
+	}
+	c.ToolSearch, c.SearchMode = s, m
+	return nil
+}
+
+// ToolSearchMode is the tool search mode in effect: TOOLWIRE_TOOL_SEARCH
+// when it is set, else the file's tool_search, else auto at the default
+// threshold. c may be nil (no file).
+func (c *Config) ToolSearchMode() (tool.SearchMode, error) {
+	fallback := tool.SearchMode{Kind: tool.SearchAuto, Percent: tool.DefaultAutoPercent}
+	if c != nil && c.ToolSearch != "" {
+		fallback = c.SearchMode
+	}
+	return tool.SearchModeFromEnv(fallback)
+}
+
+// Rules are the parsed deny rules; nil for a nil c.
+func (c *Config) Rules() []tool.Rule {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.DenyRules)
+}
+
+// syntaxError places a decoding error: a *json.SyntaxError at its own
+// offset, anything else at fallback.
+func syntaxError(err error, fallback int64) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		if strings.Contains(se.Error(), "unexpected end") {
+			return errAt(fallback, "not valid JSON: the text ends too early")
+		}
+		return errAt(max(se.Offset-1, 0), "not valid JSON: %v", se)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return errAt(fallback, "not valid JSON: the text ends too early")
+	}
+	return errAt(fallback, "not valid JSON: %v", err)
+}
+
+// skipSpace is the offset of the first byte at or after off that is not
+// JSON white space or a separator between members.
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// position is the 1-based line and column (in characters) of offset.
+func position(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	return line, col
+}
+
+// describe names a JSON token's kind for an error.
+func describe(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '[' {
+			return "an array"
+		}
+		return fmt.Sprintf("%q", string(v))
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%v", tok)
+}
+
+// describeRaw names a JSON value's kind for an error.
+func describeRaw(raw json.RawMessage) string {
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) == 0:
+		return "nothing"
+	case t[0] == '{':
+		return "an object"
+	case t[0] == '[':
+		return "an array"
+	case t[0] == '"':
+		return "a string"
+	case t[0] == 't' || t[0] == 'f':
+		return "a boolean"
+	case t[0] == 'n':
+		return "null"
+	}
+	return "a number"
+}

@@ -1,0 +1,93 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/config"
+	"github.com/toolwire/toolwire/tool"
+)
+
+func write(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "toolwire.json")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoad(t *testing.T) {
+	path := write(t, `{"deny": ["Bash(rm:*)", "Write"], "tool_search": "auto:25"}`)
+	c, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Deny, []string{"Bash(rm:*)", "Write"}) || c.ToolSearch != "auto:25" {
+		t.Errorf("config %+v", c)
+	}
+	want := []tool.Rule{{Tool: "Bash", Content: "rm:*"}, {Tool: "Write"}}
+	if !slices.Equal(c.Rules(), want) {
+		t.Errorf("rules %v", c.Rules())
+	}
+	t.Setenv(tool.EnvToolSearch, "")
+	if m, err := c.ToolSearchMode(); err != nil || m != (tool.SearchMode{Kind: tool.SearchAuto, Percent: 25}) {
+		t.Errorf("mode from the file: %+v %v", m, err)
+	}
+	// The environment wins over the file.
+	t.Setenv(tool.EnvToolSearch, "off")
+	if m, err := c.ToolSearchMode(); err != nil || m.Kind != tool.SearchOff {
+		t.Errorf("mode from the environment: %+v %v", m, err)
+	}
+	t.Setenv(tool.EnvToolSearch, "bogus")
+	if _, err := c.ToolSearchMode(); err == nil || !strings.Contains(err.Error(), tool.EnvToolSearch) {
+		t.Errorf("bad environment: %v", err)
+	}
+}
+
+func TestNilAndEmptyConfig(t *testing.T) {
+	t.Setenv(tool.EnvToolSearch, "")
+	var c *config.Config
+	if m, err := c.ToolSearchMode(); err != nil || m.String() != "auto:10" || c.Rules() != nil {
+		t.Errorf("no file: %+v %v", m, err)
+	}
+	c, err := config.Load(write(t, `{"deny": null, "tool_search": null}`))
+	if err != nil || len(c.Rules()) != 0 || c.ToolSearch != "" {
+		t.Errorf("nulls: %+v %v", c, err)
+	}
+	if c, err := config.Load(write(t, `{}`)); err != nil || c == nil {
+		t.Errorf("{}: %v", err)
+	}
+}
+
+// Each bad file is reported with the field and its line:column.
+func TestLoadErrors(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"{\n  \"deny\": [\"Write\",\n     \"Bash(rm\"]\n}", `:3:6: field "deny"[1]: rule "Bash(rm": missing ")" at the end`},
+		{"{\n  \"deny\": \"Write\"\n}", `:2:11: field "deny": want an array of rules like ["Bash(rm:*)", "Write"], found a string`},
+		{"{\n  \"deny\": [\"Write\", 5]\n}", `:2:21: field "deny"[1]: want a rule string, found a number`},
+		{"{\n  \"tool_search\": \"maybe\"\n}", `:2:18: field "tool_search": invalid tool search mode "maybe": want on, off, auto or auto:N`},
+		{"{\n  \"tool_search\": \"auto:0\"\n}", `:2:18: field "tool_search": invalid tool search mode "auto:0"`},
+		{"{\n  \"tool_search\": 3\n}", `:2:18: field "tool_search": want a string`},
+		{"{\n  \"deny\": [],\n  \"tols\": 1\n}", `:3:3: unknown field "tols" (known: deny, tool_search)`},
+		{"{\n  \"deny\": [,]\n}", `:2:12: not valid JSON: invalid character ','`},
+		{"{\"deny\":[]} x", `:1:13: not valid JSON: invalid character 'x' after top-level value`},
+		{"", `:1:1: the file is empty`},
+		{"  \n ", `:2:2: the file is empty`},
+		{"[1]", `:1:1: want a JSON object, found an array`},
+		{"{\n \"deny\": [\"Write\"],\n \"deny\": []\n}", `:3:2: field "deny" appears twice`},
+		{"{\n \"deny\": [\"Write\"", `:2:18: not valid JSON: the text ends too early`},
+	} {
+		path := write(t, c.body)
+		_, err := config.Load(path)
+		if err == nil || !strings.HasPrefix(err.Error(), "config "+path+":") || !strings.Contains(err.Error(), path+c.want) {
+			t.Errorf("Load(%q) = %v\nwant ...%s%s", c.body, err, path, c.want)
+		}
+	}
+	if _, err := config.Load(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("missing file: %v", err)
+	}
+}
