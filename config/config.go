@@ -17,7 +17,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/permission"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/tool/mcp"
 )
 
 // Config is a loaded configuration file.
@@ -28,14 +30,38 @@ type Config struct {
 	// "auto", "auto:N"); "" when the file does not set it.
 	ToolSearch string `json:"tool_search"`
 
+	// Permissions are the allow, deny and ask rules checked per call, a
+	// default set plus each tenant's own.
+	Permissions *Permissions `json:"permissions"`
+	// MCPServers are the MCP servers whose tools join the pool.
+	MCPServers []mcp.ServerConfig `json:"mcp_servers"`
+
 	// DenyRules are Deny parsed.
 	DenyRules []tool.Rule `json:"-"`
+	// Policy is Permissions parsed (nil without a permissions field).
+	Policy *permission.Policy `json:"-"`
 	// SearchMode is ToolSearch parsed (meaningful when ToolSearch != "").
 	SearchMode tool.SearchMode `json:"-"`
 }
 
 // fields are the keys a file may hold, in the order errors list them.
-var fields = []string{"deny", "tool_search"}
+var fields = []string{"deny", "tool_search", "permissions", "mcp_servers"}
+
+// RuleSet is one set of per-call rules as written.
+type RuleSet struct {
+	Allow []string `json:"allow"`
+	Deny  []string `json:"deny"`
+	Ask   []string `json:"ask"`
+}
+
+// Permissions are the per-call rules of the file:
+//
+//	{"allow": ["Bash(git status:*)"], "deny": ["Bash(rm:*)"], "ask": ["Bash(git push:*)"],
+//	 "tenants": {"acme": {"deny": ["Bash(curl:*)"]}}}
+type Permissions struct {
+	RuleSet
+	Tenants map[string]RuleSet `json:"tenants"`
+}
 
 // Load reads and checks the file at path.
 func Load(path string) (*Config, error) {
@@ -110,6 +136,10 @@ func Parse(data []byte) (*Config, error) {
 			err = c.setDeny(raw, valueAt)
 		case "tool_search":
 			err = c.setToolSearch(raw, valueAt)
+		case "permissions":
+			err = c.setPermissions(raw, valueAt)
+		case "mcp_servers":
+			err = c.setMCPServers(raw, valueAt)
 		default:
 			err = errAt(keyAt, "unknown field %q (known: %s)", key, strings.Join(fields, ", "))
 		}
@@ -152,6 +182,60 @@ func (c *Config) setDeny(raw json.RawMessage, at int64) error {
 		c.Deny = append(c.Deny, s)
 		c.DenyRules = append(c.DenyRules, r)
 	}
+	return nil
+}
+
+// setPermissions reads and parses the per-call rules.
+func (c *Config) setPermissions(raw json.RawMessage, at int64) error {
+	if string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var p Permissions
+	if err := dec.Decode(&p); err != nil {
+		return errAt(at, "field \"permissions\": want {\"allow\": [rules], \"deny\": [rules], \"ask\": [rules], \"tenants\": {name: {…}}}: %v", err)
+	}
+	def, err := permission.ParseRules(p.Allow, p.Deny, p.Ask)
+	if err != nil {
+		return errAt(at, "field \"permissions\".%v", err)
+	}
+	policy := &permission.Policy{Default: def, Tenants: map[string]permission.Rules{}}
+	for name, rs := range p.Tenants {
+		r, err := permission.ParseRules(rs.Allow, rs.Deny, rs.Ask)
+		if err != nil {
+			return errAt(at, "field \"permissions\".tenants[%q].%v", name, err)
+		}
+		policy.Tenants[name] = r
+	}
+	c.Permissions, c.Policy = &p, policy
+	return nil
+}
+
+// setMCPServers reads the MCP servers; Connect checks each one fully.
+func (c *Config) setMCPServers(raw json.RawMessage, at int64) error {
+	if string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var servers []mcp.ServerConfig
+	if err := dec.Decode(&servers); err != nil {
+		return errAt(at, "field \"mcp_servers\": want [{\"name\": …, \"command\": …, \"args\": […]} or {\"name\": …, \"url\": …}]: %v", err)
+	}
+	names := map[string]bool{}
+	for i, s := range servers {
+		switch {
+		case s.Name == "":
+			return errAt(at, "field \"mcp_servers\"[%d]: no name", i)
+		case names[s.Name]:
+			return errAt(at, "field \"mcp_servers\"[%d]: the name %q is used twice", i, s.Name)
+		case (s.Command == "") == (s.URL == ""):
+			return errAt(at, "field \"mcp_servers\"[%d] (%s): give exactly one of command and url", i, s.Name)
+		}
+		names[s.Name] = true
+	}
+	c.MCPServers = servers
 	return nil
 }
 

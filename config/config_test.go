@@ -72,7 +72,7 @@ func TestLoadErrors(t *testing.T) {
 		{"{\n  \"tool_search\": \"maybe\"\n}", `:2:18: field "tool_search": invalid tool search mode "maybe": want on, off, auto or auto:N`},
 		{"{\n  \"tool_search\": \"auto:0\"\n}", `:2:18: field "tool_search": invalid tool search mode "auto:0"`},
 		{"{\n  \"tool_search\": 3\n}", `:2:18: field "tool_search": want a string`},
-		{"{\n  \"deny\": [],\n  \"tols\": 1\n}", `:3:3: unknown field "tols" (known: deny, tool_search)`},
+		{"{\n  \"deny\": [],\n  \"tols\": 1\n}", `:3:3: unknown field "tols" (known: deny, tool_search, permissions, mcp_servers)`},
 		{"{\n  \"deny\": [,]\n}", `:2:12: not valid JSON: invalid character ','`},
 		{"{\"deny\":[]} x", `:1:13: not valid JSON: invalid character 'x' after top-level value`},
 		{"", `:1:1: the file is empty`},
@@ -89,5 +89,33 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := config.Load(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestPermissionsAndMCPServers(t *testing.T) {
+	c, err := config.Parse([]byte(`{
+  "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Bash(rm:*)"], "ask": ["Bash(git push:*)"],
+                  "tenants": {"acme": {"deny": ["Write"]}}},
+  "mcp_servers": [{"name": "docs", "command": "docs-server", "args": ["--stdio"]}, {"name": "web", "url": "http://127.0.0.1:9/mcp"}]
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Policy == nil || len(c.Policy.Default.Deny) != 1 || len(c.Policy.Tenants["acme"].Deny) != 1 {
+		t.Errorf("policy: %+v", c.Policy)
+	}
+	if len(c.MCPServers) != 2 || c.MCPServers[1].URL == "" {
+		t.Errorf("servers: %+v", c.MCPServers)
+	}
+	for _, bad := range []struct{ text, want string }{
+		{`{"permissions": {"deny": ["Bash(rm"]}}`, `deny[0]`},
+		{`{"permissions": {"tenants": {"acme": {"ask": ["Bash(x"]}}}}`, `tenants["acme"].ask[0]`},
+		{`{"permissions": {"alow": []}}`, `unknown field "alow"`},
+		{`{"mcp_servers": [{"name": "a"}]}`, `exactly one of command and url`},
+		{`{"mcp_servers": [{"name": "a", "url": "u"}, {"name": "a", "url": "v"}]}`, `used twice`},
+	} {
+		if _, err := config.Parse([]byte(bad.text)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Parse(%s) = %v, want an error containing %q", bad.text, err, bad.want)
+		}
 	}
 }

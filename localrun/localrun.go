@@ -16,8 +16,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/modelstream/formats"
 	"github.com/toolwire/toolwire/modelstream/sse"
+	"github.com/toolwire/toolwire/permission"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
@@ -41,6 +43,8 @@ type Options struct {
 	MaxConcurrency int
 	// Timeout bounds the whole turn (default 10 minutes).
 	Timeout time.Duration
+	// Policy is the permission policy of the executors (nil: none).
+	Policy *permission.Policy
 	// NATS, when set, joins that pipeline (served elsewhere, by `toolwire
 	// serve`) instead of starting a private one: no server, no stages.
 	NATS string
@@ -96,6 +100,7 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 		p, err := pipeline.Start(ctx, srv.Connect, pipeline.Config{
 			Space: space, Tools: o.Tools, Executors: o.Executors, Reorders: o.Reorders,
 			MaxConcurrency: o.MaxConcurrency, WorkDir: o.WorkDir,
+			Executor: executor.Config{Policy: o.Policy},
 		})
 		if err != nil {
 			return nil, err

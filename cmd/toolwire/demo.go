@@ -24,10 +24,12 @@ func newDemo() *cobra.Command {
 			if err := demo.Setup(dir); err != nil {
 				return err
 			}
-			reg, err := registry(false)
+			set, err := tools(cmd.Context(), "", false, nil)
 			if err != nil {
 				return err
 			}
+			defer set.Close()
+			reg := set.Registry
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "toolwire demo: a recorded Anthropic stream with 6 tool calls, replayed at model speed\n")
 			fmt.Fprintf(out, "through router → %d executor(s) → reorder on an embedded NATS JetStream server.\n", executors)

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
+	"log/slog"
+
 	"github.com/spf13/cobra"
+	"github.com/toolwire/toolwire/config"
 	"github.com/toolwire/toolwire/router"
-	"github.com/toolwire/toolwire/tool"
-	"github.com/toolwire/toolwire/tool/builtin"
-	"github.com/toolwire/toolwire/tool/testtools"
+	"github.com/toolwire/toolwire/toolset"
 )
 
 func newRoot() *cobra.Command {
@@ -19,13 +21,16 @@ func newRoot() *cobra.Command {
 	return root
 }
 
-// registry is the built-in tools, plus the test tools when asked.
-func registry(testTools bool) (*tool.Registry, error) {
-	tools := builtin.Tools()
-	if testTools {
-		tools = append(tools, testtools.Tools()...)
+// tools assembles the process's tools from an optional config file.
+func tools(ctx context.Context, configFile string, testTools bool, log *slog.Logger) (*toolset.Set, error) {
+	var cfg *config.Config
+	if configFile != "" {
+		var err error
+		if cfg, err = config.Load(configFile); err != nil {
+			return nil, err
+		}
 	}
-	return tool.NewRegistry(tools...)
+	return toolset.Build(ctx, cfg, testTools, log)
 }
 
 // maxConcurrency is the flag's value, else the environment's, else the default.

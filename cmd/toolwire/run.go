@@ -19,7 +19,7 @@ import (
 func newRun() *cobra.Command {
 	var (
 		format, stream, workdir string
-		natsURL                 string
+		natsURL, configFile     string
 		pace, timeout           time.Duration
 		testTools, progress     bool
 		chunked                 bool
@@ -45,10 +45,12 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 					return fmt.Errorf("run: %w", err)
 				}
 			}
-			reg, err := registry(testTools)
+			set, err := tools(cmd.Context(), configFile, testTools, nil)
 			if err != nil {
 				return err
 			}
+			defer set.Close()
+			reg := set.Registry
 			mc, err := maxConcurrency(maxConc)
 			if err != nil {
 				return err
@@ -68,7 +70,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 			}
 			opts := localrun.Options{
 				Format: format, Stream: data, Pace: pace, WorkDir: workdir, Tools: reg,
-				Executors: executors, MaxConcurrency: mc, Timeout: timeout, NATS: natsURL,
+				Executors: executors, MaxConcurrency: mc, Timeout: timeout, NATS: natsURL, Policy: set.Policy,
 			}
 			if progress {
 				opts.OnProgress = func(p *schemas.ToolProgress) { write(func() error { return localrun.WriteProgress(out, p) }) }
@@ -96,6 +98,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 	f.DurationVar(&pace, "pace", 0, "pause between SSE events, to replay at model speed")
 	f.StringVar(&workdir, "workdir", "", "working directory of the calls (default: current)")
 	f.StringVar(&natsURL, "nats", "", "send the turn to the pipeline `toolwire serve` runs on this NATS server instead of a private one")
+	f.StringVar(&configFile, "config", "", `JSON configuration: {"deny": [rules], "permissions": {...}, "mcp_servers": [...], "tool_search": "auto"}`)
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
 	f.IntVar(&executors, "executors", 1, "executor workers")
 	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default $TOOLWIRE_MAX_TOOL_USE_CONCURRENCY or 10)")

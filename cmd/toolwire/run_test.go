@@ -224,3 +224,33 @@ func TestRunProgress(t *testing.T) {
 		t.Errorf("last line: %s", lines[len(lines)-1])
 	}
 }
+
+// TestRunConfig: a config file's whole-tool deny rule removes the tool from
+// the pool, and its per-call rules refuse a call.
+func TestRunConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "toolwire.json")
+	if err := os.WriteFile(cfg, []byte(`{"deny": ["Write"], "permissions": {"deny": ["Bash(rm:*)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "s.sse")
+	stream := toolStream([2]string{"Write", `{"file_path":"x","content":"y"}`})
+	stream2 := toolStream([2]string{"Bash", `{"command":"echo hi && rm -rf nothing"}`})
+	for i, s := range []string{stream, stream2} {
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := runCLI(t, "run", "--config", cfg, "--format", "anthropic", "--stream", f, "--workdir", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := parseLines(t, out)
+		want := []string{"No such tool available: Write", "the rule Bash(rm:*) matches"}[i]
+		if !o.results[0].IsError || !strings.Contains(o.results[0].Content, want) {
+			t.Errorf("call %d: %q, want %q", i, o.results[0].Content, want)
+		}
+	}
+	if _, err := runCLI(t, "run", "--config", filepath.Join(dir, "missing.json"), "--format", "anthropic", "--stream", f); err == nil {
+		t.Error("a missing config file was accepted")
+	}
+}

@@ -18,6 +18,7 @@ import (
 func newServe() *cobra.Command {
 	var (
 		listen, store, workdir, natsURL, stages string
+		configFile                              string
 		testTools                               bool
 		executors, reorders                     int
 		maxConc                                 int
@@ -34,10 +35,12 @@ which stages this process runs: add executor processes with
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-			reg, err := registry(testTools)
+			set, err := tools(cmd.Context(), configFile, testTools, nil)
 			if err != nil {
 				return err
 			}
+			defer set.Close()
+			reg := set.Registry
 			mc, err := maxConcurrency(maxConc)
 			if err != nil {
 				return err
@@ -60,7 +63,7 @@ which stages this process runs: add executor processes with
 			}
 			p, err := pipeline.Start(cmd.Context(), dial, pipeline.Config{
 				Space: subjects.Default(), Tools: reg, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
-				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{},
+				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy},
 			})
 			if err != nil {
 				return err
@@ -81,6 +84,7 @@ which stages this process runs: add executor processes with
 	f.StringVar(&natsURL, "nats", "", "join this NATS server instead of embedding one")
 	f.StringVar(&stages, "stages", "router,executor,reorder", "stages to run: any of router, executor, reorder")
 	f.StringVar(&workdir, "workdir", "", "working directory of calls whose turn names none (default: current)")
+	f.StringVar(&configFile, "config", "", `JSON configuration: {"deny": [rules], "permissions": {...}, "mcp_servers": [...], "tool_search": "auto"}`)
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
 	f.IntVar(&executors, "executors", 2, "executor workers")
 	f.IntVar(&reorders, "reorders", 1, "reorder instances")

@@ -48,6 +48,7 @@ type editInput struct {
 // directory and rewrites the file atomically.
 func Edit() *tool.Tool {
 	return tool.MustBuild(tool.Definition{
+		Path:        filePathOf,
 		Name:        "Edit",
 		Description: editDescription,
 		InputSchema: json.RawMessage(editSchema),

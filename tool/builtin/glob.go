@@ -52,6 +52,7 @@ type globInput struct {
 // inside would only list files a walk reaches anyway. .git is skipped.
 func Glob() *tool.Tool {
 	return tool.MustBuild(tool.Definition{
+		Path:            searchPathOf,
 		Name:            "Glob",
 		Description:     globDescription,
 		InputSchema:     json.RawMessage(globSchema),

@@ -92,6 +92,7 @@ type grepInput struct {
 // the file name, as ripgrep does.
 func Grep() *tool.Tool {
 	return tool.MustBuild(tool.Definition{
+		Path:            searchPathOf,
 		Name:            "Grep",
 		Description:     grepDescription,
 		InputSchema:     json.RawMessage(grepSchema),

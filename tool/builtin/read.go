@@ -60,6 +60,7 @@ type readInput struct {
 // reads only inside the turn's working directory.
 func Read() *tool.Tool {
 	return tool.MustBuild(tool.Definition{
+		Path:            filePathOf,
 		Name:            "Read",
 		Description:     readDescription,
 		InputSchema:     json.RawMessage(readSchema),

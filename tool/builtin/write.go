@@ -42,6 +42,7 @@ type writeInput struct {
 // and replaces files atomically.
 func Write() *tool.Tool {
 	return tool.MustBuild(tool.Definition{
+		Path:        filePathOf,
 		Name:        "Write",
 		Description: writeDescription,
 		InputSchema: json.RawMessage(writeSchema),
