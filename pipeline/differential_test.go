@@ -75,7 +75,7 @@ func TestDifferential(t *testing.T) {
 			defer func() { <-sem }()
 			began := time.Now()
 			results, err := runTurn(ctx, cl, turn)
-			if el := time.Since(began); el > time.Second {
+			if el := time.Since(began); el > 5*time.Second {
 				t.Logf("slow turn %s: %v", turn.id, el)
 				for _, r := range results {
 					t.Logf("  seq %d safe %v start +%v end +%v", r.Seq, r.Safe, r.StartedAt.Sub(began), r.FinishedAt.Sub(began))
@@ -87,6 +87,9 @@ func TestDifferential(t *testing.T) {
 			}
 			if err := checkTurn(turn, results); err != nil {
 				t.Errorf("turn %s (max %d, calls %+v): %v", turn.id, turn.max, turn.calls, err)
+				for _, r := range results {
+					t.Logf("  seq %d worker %s start %s end %s", r.Seq, r.Worker, r.StartedAt.Format(time.RFC3339Nano), r.FinishedAt.Format(time.RFC3339Nano))
+				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
