@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/toolwire/toolwire/config"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/builtin"
+	"github.com/toolwire/toolwire/tool/mcp"
 	"github.com/toolwire/toolwire/tool/testtools"
 )
 
@@ -19,8 +21,8 @@ import (
 type toolSource func(testTools bool) (builtins, externals []*tool.Tool)
 
 // defaultTools are the built-in tools, plus the test tools when asked (they
-// run in-process like the built-ins). External tools (MCP, remote pools) are
-// not wired yet.
+// run in-process like the built-ins). The configuration's MCP servers add
+// the external tools (load connects them).
 func defaultTools(testTools bool) (builtins, externals []*tool.Tool) {
 	builtins = builtin.Tools()
 	if testTools {
@@ -43,6 +45,15 @@ type toolSet struct {
 	// pool is what the deny rules leave (Assemble), with ToolSearch.
 	pool []*tool.Tool
 	plan tool.Plan
+	// servers are the MCP servers connected for their tools.
+	servers []*mcp.Server
+}
+
+// close stops the MCP servers load connected.
+func (s *toolSet) close() {
+	for _, srv := range s.servers {
+		_ = srv.Close()
+	}
 }
 
 // load assembles the pool and plans deferral as a request would.
@@ -60,6 +71,17 @@ func (f *toolsFlags) load(src toolSource) (*toolSet, error) {
 	}
 	builtins, externals := src(f.testTools)
 	s := &toolSet{}
+	if cfg != nil {
+		for _, sc := range cfg.MCPServers {
+			srv, err := mcp.Connect(context.Background(), sc, nil)
+			if err != nil {
+				s.close()
+				return nil, fmt.Errorf("MCP server %s: %w", sc.Name, err)
+			}
+			s.servers = append(s.servers, srv)
+			externals = append(externals[:len(externals):len(externals)], srv.Tools()...)
+		}
+	}
 	search := tool.NewToolSearch(func() []*tool.Tool { return s.plan.Deferred })
 	builtins = append(builtins[:len(builtins):len(builtins)], search)
 	s.known = tool.Assemble(builtins, externals, nil)
@@ -123,6 +145,9 @@ Exit status: 0 on success, 1 when the configuration is bad, 2 on a usage error.`
 				return usageError("tools: --format: %w", err)
 			}
 			s, err := flags.load(src)
+			if s != nil {
+				defer s.close()
+			}
 			if err != nil {
 				return fmt.Errorf("tools: %w", err)
 			}
@@ -192,6 +217,9 @@ is not a JSON object, or another usage error.`,
 		Args: exactArgs(2, "NAME and INPUT_JSON"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := flags.load(src)
+			if s != nil {
+				defer s.close()
+			}
 			if err != nil {
 				return fmt.Errorf("tools check: %w", err)
 			}
@@ -255,6 +283,9 @@ what the model's ToolSearch sees. --scores prints "SCORE NAME" lines instead.`,
 				return usageError("tools search: --max-results must be positive")
 			}
 			s, err := flags.load(src)
+			if s != nil {
+				defer s.close()
+			}
 			if err != nil {
 				return fmt.Errorf("tools search: %w", err)
 			}

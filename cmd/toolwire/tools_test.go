@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -288,5 +291,30 @@ func TestToolsConfig(t *testing.T) {
 	}
 	if _, code, _ := runTools(t, src, "stray"); code == 0 {
 		t.Error("stray argument accepted")
+	}
+}
+
+// TestToolsConfigMCPServer: the configuration's MCP servers add their tools
+// after the built-ins.
+func TestToolsConfigMCPServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an MCP server")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "testserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../tool/mcp/internal/testserver").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(dir, "toolwire.json")
+	if err := os.WriteFile(cfg, []byte(`{"tool_search": "off", "mcp_servers": [{"name": "tsrv", "command": "`+bin+`"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "tools", "--config", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, lookup := strings.Index(out, `"name": "Read"`), strings.Index(out, `"name": "mcp__tsrv__lookup"`)
+	if read < 0 || lookup < 0 || lookup < read {
+		t.Fatalf("the MCP tools are missing or not after the built-ins:\n%.2000s", out)
 	}
 }
