@@ -173,6 +173,16 @@ func (p *Pipeline) Stats() nats.Statistics {
 	return total
 }
 
+// Connected reports whether every stage connection is up.
+func (p *Pipeline) Connected() bool {
+	for _, nc := range p.conns {
+		if !nc.IsConnected() {
+			return false
+		}
+	}
+	return true
+}
+
 // Stop stops every stage (running calls finish and publish first), drains
 // the connections and returns the stages' errors, if any.
 func (p *Pipeline) Stop() error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/executor"
+	"github.com/toolwire/toolwire/health"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -18,7 +20,7 @@ import (
 func newServe() *cobra.Command {
 	var (
 		listen, store, workdir, natsURL, stages string
-		configFile                              string
+		configFile, httpAddr                    string
 		testTools                               bool
 		executors, reorders                     int
 		maxConc                                 int
@@ -35,6 +37,19 @@ which stages this process runs: add executor processes with
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+			if natsURL != "" && !cmd.Flags().Changed("http") {
+				// Extra processes joining a pipeline (often several on one
+				// machine) serve no endpoints unless asked.
+				httpAddr = ""
+			}
+			var hs *health.Server
+			if httpAddr != "" {
+				var err error
+				if hs, err = health.Listen(httpAddr); err != nil {
+					return err
+				}
+				defer hs.Close(context.Background())
+			}
 			set, err := tools(cmd.Context(), configFile, testTools, nil)
 			if err != nil {
 				return err
@@ -68,7 +83,10 @@ which stages this process runs: add executor processes with
 			if err != nil {
 				return err
 			}
-			log.Info("toolwire serving", "nats", where, "stages", stages, "executors", len(p.Workers))
+			if hs != nil {
+				hs.Ready(p)
+			}
+			log.Info("toolwire serving", "nats", where, "stages", stages, "executors", len(p.Workers), "http", httpAddr)
 			<-cmd.Context().Done()
 			log.Info("draining")
 			if err := p.Stop(); err != nil {
@@ -81,6 +99,7 @@ which stages this process runs: add executor processes with
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "127.0.0.1:4222", "NATS client address of the embedded server")
 	f.StringVar(&store, "store", "./toolwire-data", "JetStream storage directory of the embedded server")
+	f.StringVar(&httpAddr, "http", "127.0.0.1:8090", "address of /healthz, /readyz and /metrics (empty: none; with --nats, none unless given)")
 	f.StringVar(&natsURL, "nats", "", "join this NATS server instead of embedding one")
 	f.StringVar(&stages, "stages", "router,executor,reorder", "stages to run: any of router, executor, reorder")
 	f.StringVar(&workdir, "workdir", "", "working directory of calls whose turn names none (default: current)")

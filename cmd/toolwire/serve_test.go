@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -47,7 +50,8 @@ func TestServeProcess(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--store", filepath.Join(t.TempDir(), "data"), "--test-tools", "--workdir", t.TempDir())
+	httpAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cmd := exec.Command(bin, "serve", "--listen", addr, "--http", httpAddr, "--store", filepath.Join(t.TempDir(), "data"), "--test-tools", "--workdir", t.TempDir())
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -113,6 +117,21 @@ func TestServeProcess(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != "hello" || got[1] != `{"k":"v"}` {
 		t.Fatalf("results %q", got)
+	}
+
+	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+		resp, err := http.Get("http://" + httpAddr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
+		}
+		if path == "/metrics" && !strings.Contains(string(body), "toolwire_stage_messages_out_total") {
+			t.Errorf("/metrics lacks the stage counters:\n%.500s", body)
+		}
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {

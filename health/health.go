@@ -1,0 +1,89 @@
+// Package health serves a toolwire process's operational endpoints:
+// /healthz (the process is up), /readyz (its stages run and its NATS
+// connections are up) and /metrics (Prometheus: Go runtime, process and
+// NATS connection figures).
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Stats is what the endpoints read from the running pipeline.
+type Stats interface {
+	// Stats adds up the traffic of the stages' connections.
+	Stats() nats.Statistics
+	// Connected reports whether every stage connection is up.
+	Connected() bool
+}
+
+// Server serves the endpoints; set the pipeline with Ready once it runs.
+type Server struct {
+	srv   *http.Server
+	ln    net.Listener
+	stats atomic.Pointer[Stats]
+}
+
+// Listen binds addr and starts serving.
+func Listen(addr string) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("health: listen %s: %w", addr, err)
+	}
+	s := &Server{ln: ln}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(s.counter("toolwire_stage_messages_out_total", "Messages the stages published or requested.", func(st nats.Statistics) uint64 { return st.OutMsgs }))
+	reg.MustRegister(s.counter("toolwire_stage_messages_in_total", "Messages the stages received.", func(st nats.Statistics) uint64 { return st.InMsgs }))
+	reg.MustRegister(s.counter("toolwire_stage_reconnects_total", "Reconnections of the stages' NATS connections.", func(st nats.Statistics) uint64 { return st.Reconnects }))
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		p := s.stats.Load()
+		switch {
+		case p == nil:
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+		case !(*p).Connected():
+			http.Error(w, "a stage's NATS connection is down", http.StatusServiceUnavailable)
+		default:
+			fmt.Fprintln(w, "ready")
+		}
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+func (s *Server) counter(name, help string, read func(nats.Statistics) uint64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 {
+		if p := s.stats.Load(); p != nil {
+			return float64(read((*p).Stats()))
+		}
+		return 0
+	})
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Ready makes /readyz and the pipeline metrics follow p.
+func (s *Server) Ready(p Stats) { s.stats.Store(&p) }
+
+// Close stops serving.
+func (s *Server) Close(ctx context.Context) error {
+	if err := s.srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
