@@ -5,15 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 	"github.com/toolwire/toolwire/modelstream/sse"
 )
 
@@ -157,34 +156,9 @@ func TestFixturesRechunked(t *testing.T) {
 					t.Fatalf("%s:\n got %+v\nwant %+v", how, got, want)
 				}
 			}
-			for k := range len(data) + 1 {
-				check(fmt.Sprintf("cut at byte %d", k),
-					io.MultiReader(bytes.NewReader(data[:k]), bytes.NewReader(data[k:])))
-			}
-			check("one byte at a time", iotest.OneByteReader(bytes.NewReader(data)))
-			check("half reads", iotest.HalfReader(bytes.NewReader(data)))
-			check("data with EOF", iotest.DataErrReader(bytes.NewReader(data)))
-			rng := rand.New(rand.NewPCG(7, 11))
-			for i := range 50 {
-				check(fmt.Sprintf("random sizes, round %d", i), &randomReader{data: data, rng: rng})
-			}
+			streamtest.Rechunk(data, streamtest.Feeds{Seed: 11, Rounds: 50, MaxRead: 64}, check)
 		})
 	}
-}
-
-// randomReader returns its data in reads of 1 to 64 bytes.
-type randomReader struct {
-	data []byte
-	rng  *rand.Rand
-}
-
-func (r *randomReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p[:min(len(p), 1+r.rng.IntN(64))], r.data)
-	r.data = r.data[n:]
-	return n, nil
 }
 
 // TestCallReportedBeforeNextEvent paces a fixture event by event through a

@@ -22,6 +22,7 @@ import (
 	"io"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
 	"github.com/toolwire/toolwire/modelstream/sse"
 )
 
@@ -104,17 +105,17 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	w := &s.w
 	*w = wireEvent{Index: -1}
 	decodeErr := s.dec.decodeEvent(data, w)
-	if _, malformed := decodeErr.(*syntaxError); malformed {
+	if _, malformed := decodeErr.(*jsonwire.SyntaxError); malformed {
 		if ev.Type == "error" {
 			return true, s.finish(ev.End, fmt.Sprintf("error event %s: %s", at(), clip(data)))
 		}
-		return true, s.finish(ev.End, fmt.Sprintf("bad event data %s: %s", at(), describeJSONError(decodeErr, "data")))
+		return true, s.finish(ev.End, fmt.Sprintf("bad event data %s: %s", at(), jsonwire.Describe(decodeErr, "data")))
 	}
 	typ := w.Type
 	switch {
 	case ev.Type == "error":
 		typ = ev.Type
-	case typ == "" && len(w.Error) > 0 && !isNull(w.Error):
+	case typ == "" && len(w.Error) > 0 && !jsonwire.IsNull(w.Error):
 		// A gateway's {"error":{...}} without a type is still an error.
 		typ = "error"
 	case typ == "":
@@ -136,7 +137,7 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	case "content_block_start", "content_block_delta", "content_block_stop":
 		if w.Index < 0 {
 			if decodeErr != nil {
-				return true, s.finish(ev.End, fmt.Sprintf("bad %s event %s: %s", typ, at(), describeJSONError(decodeErr, "data")))
+				return true, s.finish(ev.End, fmt.Sprintf("bad %s event %s: %s", typ, at(), jsonwire.Describe(decodeErr, "data")))
 			}
 			return true, s.finish(ev.End, fmt.Sprintf("%s without index %s", typ, at()))
 		}
@@ -167,7 +168,7 @@ func (s *stream) block(typ string, w *wireEvent, decodeErr error, end int64, at 
 		isTool = w.ContentBlock.Type == "tool_use"
 	}
 	if decodeErr != nil && isTool {
-		return true, s.finish(end, fmt.Sprintf("bad %s event %s: %s", typ, at(), describeJSONError(decodeErr, "data")))
+		return true, s.finish(end, fmt.Sprintf("bad %s event %s: %s", typ, at(), jsonwire.Describe(decodeErr, "data")))
 	}
 	switch typ {
 	case "content_block_start":

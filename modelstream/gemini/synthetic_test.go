@@ -12,7 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // chunk is a GenerateContentResponse whose candidate 0 holds parts.
@@ -81,27 +81,6 @@ type synthCall struct {
 	complete   bool
 	errHas     string
 	at         int
-}
-
-// frame builds a stream from events (bare payloads get "data: ...\n\n";
-// anything starting with "event:", "data:" or ":" is used as is, and so is
-// anything after a "raw:" prefix) and returns it with the offset just past
-// each event.
-func frame(events []string) ([]byte, []int64) {
-	var b bytes.Buffer
-	ends := make([]int64, len(events))
-	for i, e := range events {
-		switch {
-		case strings.HasPrefix(e, "raw:"):
-			b.WriteString(e[len("raw:"):])
-		case strings.HasPrefix(e, "event:"), strings.HasPrefix(e, "data:"), strings.HasPrefix(e, ":"):
-			b.WriteString(e)
-		default:
-			fmt.Fprintf(&b, "data: %s\n\n", e)
-		}
-		ends[i] = int64(b.Len())
-	}
-	return b.Bytes(), ends
 }
 
 func TestSynthetic(t *testing.T) {
@@ -473,43 +452,13 @@ func TestSyntheticID(t *testing.T) {
 
 func TestHandlerErrorStops(t *testing.T) {
 	data, _ := frame([]string{chunk(call("f", `{}`)), chunk(call("g", `{}`)), stop})
-	errStop := errors.New("stop here")
-	var calls, ends int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(context.Context, modelstream.Call) error { calls++; return errStop },
-		OnEnd:  func(context.Context, modelstream.End) error { ends++; return nil },
-	}
-	err := New().Parse(context.Background(), bytes.NewReader(data), h)
-	if !errors.Is(err, errStop) {
-		t.Fatalf("Parse = %v, want it to wrap %v", err, errStop)
-	}
-	if calls != 1 || ends != 0 {
-		t.Errorf("after the handler failed: %d calls, %d ends; want 1, 0", calls, ends)
-	}
-
-	h = modelstream.HandlerFuncs{OnEnd: func(context.Context, modelstream.End) error { return errStop }}
-	if err := New().Parse(context.Background(), bytes.NewReader(data), h); !errors.Is(err, errStop) {
-		t.Errorf("Parse with a failing End = %v, want it to wrap %v", err, errStop)
-	}
+	streamtest.CheckHandlerErrorStops(t, New(), data)
 }
 
 func TestContextCancelled(t *testing.T) {
 	// Two calls in one chunk: cancelling in the first stops the second too.
 	data, _ := frame([]string{chunk(call("f", `{}`), call("g", `{}`)), chunk(call("h", `{}`)), stop})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var calls, ends int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(context.Context, modelstream.Call) error { calls++; cancel(); return nil },
-		OnEnd:  func(context.Context, modelstream.End) error { ends++; return nil },
-	}
-	err := (&Parser{}).Parse(ctx, bytes.NewReader(data), h)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Parse = %v, want context.Canceled", err)
-	}
-	if calls != 1 || ends != 0 {
-		t.Errorf("after cancel: %d calls, %d ends; want 1, 0", calls, ends)
-	}
+	streamtest.CheckContextCancelled(t, New(), data)
 }
 
 func TestReadError(t *testing.T) {

@@ -5,14 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 type wantCall struct {
@@ -109,38 +108,15 @@ func TestFixturesRechunked(t *testing.T) {
 					t.Fatalf("%s:\n got %+v\nwant %+v", how, got, want)
 				}
 			}
+			streamtest.Rechunk(data, streamtest.Feeds{Seed: 11, Rounds: 100, MaxRead: 16}, check)
 			for k := range len(data) + 1 {
-				check(fmt.Sprintf("cut at byte %d", k),
-					io.MultiReader(bytes.NewReader(data[:k]), bytes.NewReader(data[k:])))
 				for j := k; j <= len(data); j += 7 {
 					check(fmt.Sprintf("cut at bytes %d and %d", k, j),
 						io.MultiReader(bytes.NewReader(data[:k]), bytes.NewReader(data[k:j]), bytes.NewReader(data[j:])))
 				}
 			}
-			check("one byte at a time", iotest.OneByteReader(bytes.NewReader(data)))
-			check("half reads", iotest.HalfReader(bytes.NewReader(data)))
-			check("data with EOF", iotest.DataErrReader(bytes.NewReader(data)))
-			rng := rand.New(rand.NewPCG(7, 11))
-			for i := range 100 {
-				check(fmt.Sprintf("random sizes, round %d", i), &randomReader{data: data, rng: rng})
-			}
 		})
 	}
-}
-
-// randomReader returns its data in reads of 1 to 16 bytes.
-type randomReader struct {
-	data []byte
-	rng  *rand.Rand
-}
-
-func (r *randomReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p[:min(len(p), 1+r.rng.IntN(16))], r.data)
-	r.data = r.data[n:]
-	return n, nil
 }
 
 // TestCallReportedAtCloseTag writes a fixture through a pipe up to each

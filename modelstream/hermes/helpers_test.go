@@ -1,91 +1,36 @@
 package hermes
 
 import (
-	"context"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // fixtureDir is where the shared captures live: the repository is cloned
 // next to shared/, three levels above this package.
 const fixtureDir = "../../../shared/fixtures/streams"
 
-// loadFixture returns a fixture's bytes: raw model text, used as is.
+// loadFixture returns a fixture's bytes (model text, used as is).
 func loadFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(fixtureDir, name))
-	if os.IsNotExist(err) {
-		t.Skipf("fixture %s not found (the shared fixtures folder is a sibling of the repository): %v", name, err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
+	return streamtest.LoadFixture(t, fixtureDir, name)
 }
 
 // result is everything a Handler heard from one Parse.
-type result struct {
-	Calls []modelstream.Call
-	Ends  []modelstream.End
-	// Order lists the reports as they came: "call <seq>" or "end".
-	Order []string
-}
+type result = streamtest.Result
 
-func (r *result) Call(_ context.Context, c modelstream.Call) error {
-	r.Calls = append(r.Calls, c)
-	r.Order = append(r.Order, fmt.Sprintf("call %d", c.Seq))
-	return nil
-}
-
-func (r *result) End(_ context.Context, e modelstream.End) error {
-	r.Ends = append(r.Ends, e)
-	r.Order = append(r.Order, "end")
-	return nil
-}
+// contract is what streamtest.CheckContract checks of this format's streams.
+var contract = streamtest.Contract{OneOpen: true}
 
 // parse runs the parser over r and checks the contract every stream must
-// keep: no error, End exactly once and last, calls in Seq order, End.Calls
-// counting them, and Complete exactly when there is an Input and no Err.
+// keep (see streamtest.Parse).
 func parse(t testing.TB, r io.Reader) *result {
 	t.Helper()
-	var res result
-	if err := New().Parse(context.Background(), r, &res); err != nil {
-		t.Fatalf("Parse: %v", err)
-	}
-	checkContract(t, &res)
-	return &res
+	return streamtest.Parse(t, New(), r, contract)
 }
 
 func checkContract(t testing.TB, res *result) {
 	t.Helper()
-	if len(res.Ends) != 1 {
-		t.Fatalf("End reported %d times, want once (order %v)", len(res.Ends), res.Order)
-	}
-	if res.Order[len(res.Order)-1] != "end" {
-		t.Fatalf("End is not the last report: %v", res.Order)
-	}
-	var last int64
-	for i, c := range res.Calls {
-		if c.Seq != i {
-			t.Fatalf("call %d has Seq %d: calls out of order", i, c.Seq)
-		}
-		if c.Complete != (c.Input != nil) || c.Complete != (c.Err == "") {
-			t.Fatalf("call %d: Complete %v with Input %q and Err %q", i, c.Complete, c.Input, c.Err)
-		}
-		if c.ID == "" {
-			t.Fatalf("call %d has no ID", i)
-		}
-		if c.At < last {
-			t.Fatalf("call %d At %d is before the previous call's %d", i, c.At, last)
-		}
-		last = c.At
-	}
-	if res.Ends[0].Calls != len(res.Calls) {
-		t.Fatalf("End.Calls = %d, but %d calls were reported", res.Ends[0].Calls, len(res.Calls))
-	}
+	streamtest.CheckContract(t, res, contract)
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // block wraps a JSON body in tool_call tags, the way Qwen writes them.
@@ -265,42 +265,13 @@ func TestIDs(t *testing.T) {
 
 func TestHandlerErrorStops(t *testing.T) {
 	text := block(`{"name":"f","arguments":{}}`) + block(`{"name":"g","arguments":{}}`)
-	errStop := errors.New("stop here")
-	var calls, ends int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(context.Context, modelstream.Call) error { calls++; return errStop },
-		OnEnd:  func(context.Context, modelstream.End) error { ends++; return nil },
-	}
-	err := New().Parse(context.Background(), strings.NewReader(text), h)
-	if !errors.Is(err, errStop) {
-		t.Fatalf("Parse = %v, want it to wrap %v", err, errStop)
-	}
-	if calls != 1 || ends != 0 {
-		t.Errorf("after the handler failed: %d calls, %d ends; want 1, 0", calls, ends)
-	}
-	h = modelstream.HandlerFuncs{OnEnd: func(context.Context, modelstream.End) error { return errStop }}
-	if err := New().Parse(context.Background(), strings.NewReader(text), h); !errors.Is(err, errStop) {
-		t.Errorf("Parse with a failing End = %v, want it to wrap %v", err, errStop)
-	}
+	streamtest.CheckHandlerErrorStops(t, New(), []byte(text))
 }
 
 func TestContextCancelled(t *testing.T) {
 	// Both blocks arrive in one read: cancelling in the first call stops the second.
 	text := block(`{"name":"f","arguments":{}}`) + block(`{"name":"g","arguments":{}}`)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var calls, ends int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(context.Context, modelstream.Call) error { calls++; cancel(); return nil },
-		OnEnd:  func(context.Context, modelstream.End) error { ends++; return nil },
-	}
-	err := (&Parser{}).Parse(ctx, strings.NewReader(text), h)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Parse = %v, want context.Canceled", err)
-	}
-	if calls != 1 || ends != 0 {
-		t.Errorf("after cancel: %d calls, %d ends; want 1, 0", calls, ends)
-	}
+	streamtest.CheckContextCancelled(t, New(), []byte(text))
 }
 
 func TestReadError(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
 )
 
 // toolCall is one tool call of the message, open or reported.
@@ -47,7 +48,7 @@ func (c *toolCall) addArgs(frag []byte, isObject bool) {
 
 // finish builds the call of a block that ended normally at byte at.
 func (c *toolCall) finish(msgID string, at int64) modelstream.Call {
-	text := unquote(nil, c.args)
+	text := jsonwire.Unquote(nil, c.args)
 	call := c.base(msgID, text, at)
 	if c.name == "" {
 		call.Err = "tool call has no name: the stream never said which tool to run"
@@ -62,7 +63,7 @@ func (c *toolCall) finish(msgID string, at int64) modelstream.Call {
 
 // abandon builds the call of a block the stream ended inside.
 func (c *toolCall) abandon(msgID string, at int64, why string) modelstream.Call {
-	call := c.base(msgID, unquote(nil, c.args), at)
+	call := c.base(msgID, jsonwire.Unquote(nil, c.args), at)
 	call.Err = why
 	c.done, c.args = true, nil
 	return call

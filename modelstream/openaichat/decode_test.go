@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
 	"github.com/toolwire/toolwire/modelstream/sse"
 )
 
@@ -47,7 +48,7 @@ func normWire(t *testing.T, w *wireChunk) normChunk {
 		if tc.ArgsObject {
 			nt.Args = canonical(t, tc.Arguments)
 		} else {
-			nt.Args = string(unquote(nil, tc.Arguments))
+			nt.Args = string(jsonwire.Unquote(nil, tc.Arguments))
 		}
 		return nt
 	}
@@ -290,7 +291,7 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 	err := d.decodeChunk(data, &w)
 	ref, refShape, refErr, ok := reference(t, data)
 
-	var se *syntaxError
+	var se *jsonwire.SyntaxError
 	var refSE *json.SyntaxError
 	if errors.As(refErr, &refSE) {
 		if !errors.As(err, &se) {
@@ -299,8 +300,8 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 		// At the end of the input encoding/json words some errors as if a
 		// space followed; only the offset is compared there.
 		atEnd := refSE.Offset == int64(len(data))
-		if se.offset != refSE.Offset || !atEnd && se.msg != refSE.Error() {
-			t.Fatalf("%q: syntax error %q at %d, encoding/json has %q at %d", data, se.msg, se.offset, refSE.Error(), refSE.Offset)
+		if se.Offset != refSE.Offset || !atEnd && se.Msg != refSE.Error() {
+			t.Fatalf("%q: syntax error %q at %d, encoding/json has %q at %d", data, se.Msg, se.Offset, refSE.Error(), refSE.Offset)
 		}
 		return
 	}
@@ -313,7 +314,7 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 	if !ok {
 		return
 	}
-	var shape *shapeError
+	var shape *jsonwire.ShapeError
 	if errors.As(err, &shape) != refShape {
 		t.Fatalf("%q: decoder error %v, reference finds a wrong-typed value: %v", data, err, refShape)
 	}
@@ -382,29 +383,7 @@ func FuzzDecodeChunk(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		compareWithEncodingJSON(t, data)
-		compareCompact(t, data)
 	})
-}
-
-// compareCompact checks compact against json.Compact on valid input.
-func compareCompact(t *testing.T, data []byte) {
-	t.Helper()
-	if !json.Valid(data) {
-		return
-	}
-	var want bytes.Buffer
-	if err := json.Compact(&want, data); err != nil {
-		t.Fatalf("json.Compact(%q): %v", data, err)
-	}
-	if got := compact(data); !bytes.Equal(got, want.Bytes()) {
-		t.Fatalf("compact(%q) = %q, json.Compact gives %q", data, got, want.Bytes())
-	}
-}
-
-func TestCompact(t *testing.T) {
-	for _, s := range append(decoderSeeds, " {\"a\" :\t[1 , \"x \\\" y\\\\\" ,{} ]}\n") {
-		compareCompact(t, []byte(s))
-	}
 }
 
 func TestParseInput(t *testing.T) {

@@ -41,6 +41,7 @@ import (
 	"strings"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
 	"github.com/toolwire/toolwire/modelstream/sse"
 )
 
@@ -131,8 +132,8 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	}
 	w := &s.w
 	decodeErr := s.dec.decodeChunk(data, w)
-	if _, malformed := decodeErr.(*syntaxError); malformed {
-		return true, s.finish(ev.End, fmt.Sprintf("bad event data %s: %s", span(start, ev.End), describeJSONError(decodeErr, "data")))
+	if _, malformed := decodeErr.(*jsonwire.SyntaxError); malformed {
+		return true, s.finish(ev.End, fmt.Sprintf("bad event data %s: %s", span(start, ev.End), jsonwire.Describe(decodeErr, "data")))
 	}
 	// Errors first: OpenRouter puts one in a chunk that may also have choices.
 	if w.isError() {
@@ -140,7 +141,7 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	}
 	if decodeErr != nil {
 		// A choice field of the wrong type could hide part of a call.
-		return true, s.finish(ev.End, fmt.Sprintf("bad chunk %s: %s", span(start, ev.End), describeJSONError(decodeErr, "data")))
+		return true, s.finish(ev.End, fmt.Sprintf("bad chunk %s: %s", span(start, ev.End), jsonwire.Describe(decodeErr, "data")))
 	}
 	if s.msgID == "" && len(w.ID) > 0 {
 		s.msgID = string(w.ID)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 const (
@@ -557,42 +557,12 @@ func TestLongEvent(t *testing.T) {
 
 func TestHandlerErrorStops(t *testing.T) {
 	data, _ := frame([]string{start(0, "call_a", "f"), start(1, "call_b", "g"), finish("tool_calls"), done})
-	errStop := errors.New("stop here")
-	var ncalls, nends int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(context.Context, modelstream.Call) error { ncalls++; return errStop },
-		OnEnd:  func(context.Context, modelstream.End) error { nends++; return nil },
-	}
-	err := New().Parse(context.Background(), bytes.NewReader(data), h)
-	if !errors.Is(err, errStop) {
-		t.Fatalf("Parse = %v, want it to wrap %v", err, errStop)
-	}
-	if ncalls != 1 || nends != 0 {
-		t.Errorf("after the handler failed: %d calls, %d ends; want 1, 0", ncalls, nends)
-	}
-
-	h = modelstream.HandlerFuncs{OnEnd: func(context.Context, modelstream.End) error { return errStop }}
-	if err := New().Parse(context.Background(), bytes.NewReader(data), h); !errors.Is(err, errStop) {
-		t.Errorf("Parse with a failing End = %v, want it to wrap %v", err, errStop)
-	}
+	streamtest.CheckHandlerErrorStops(t, New(), data)
 }
 
 func TestContextCancelled(t *testing.T) {
 	data, _ := frame([]string{start(0, "call_a", "f"), start(1, "call_b", "g"), start(2, "call_c", "h"), finish("tool_calls"), done})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var ncalls, nends int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(context.Context, modelstream.Call) error { ncalls++; cancel(); return nil },
-		OnEnd:  func(context.Context, modelstream.End) error { nends++; return nil },
-	}
-	err := (&Parser{}).Parse(ctx, bytes.NewReader(data), h)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Parse = %v, want context.Canceled", err)
-	}
-	if ncalls != 1 || nends != 0 {
-		t.Errorf("after cancel: %d calls, %d ends; want 1, 0", ncalls, nends)
-	}
+	streamtest.CheckContextCancelled(t, New(), data)
 }
 
 func TestReadError(t *testing.T) {

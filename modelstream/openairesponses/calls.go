@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
 )
 
 // fnCall is a function_call output item, open or finished.
@@ -48,9 +49,9 @@ func (c *fnCall) setFinal(escaped []byte) {
 // else the joined deltas.
 func (c *fnCall) text() []byte {
 	if c.hasFinal {
-		return unquote(nil, c.final)
+		return jsonwire.Unquote(nil, c.final)
 	}
-	return unquote(nil, c.deltas)
+	return jsonwire.Unquote(nil, c.deltas)
 }
 
 // finish builds the call of an item whose arguments are complete, at byte at.

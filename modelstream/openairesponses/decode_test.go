@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
 	"github.com/toolwire/toolwire/modelstream/sse"
 )
 
@@ -42,7 +43,7 @@ type normEvent struct {
 func normWireItem(it *wireItem) normItem {
 	return normItem{
 		Type: string(it.Type), ID: string(it.ID), CallID: string(it.CallID), Name: string(it.Name), Status: string(it.Status),
-		Args: string(unquote(nil, it.Arguments)), HasArgs: it.HasArguments,
+		Args: string(jsonwire.Unquote(nil, it.Arguments)), HasArgs: it.HasArguments,
 	}
 }
 
@@ -51,7 +52,7 @@ func normWire(w *wireEvent) normEvent {
 	n := normEvent{
 		Type: w.Type, OutputIndex: w.OutputIndex, HasOutputIndex: w.HasOutputIndex,
 		ItemID: string(w.ItemID), Name: string(w.Name),
-		Delta: string(unquote(nil, w.Delta)), Args: string(unquote(nil, w.Arguments)), HasArgs: w.HasArguments,
+		Delta: string(jsonwire.Unquote(nil, w.Delta)), Args: string(jsonwire.Unquote(nil, w.Arguments)), HasArgs: w.HasArguments,
 		Error: string(w.Error), HasItem: w.HasItem, Item: normWireItem(&w.Item),
 		RespID: string(w.Response.ID), RespStatus: string(w.Response.Status),
 		IncompleteReason: string(w.Response.IncompleteReason), RespError: string(w.Response.Error),
@@ -233,7 +234,7 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 	err := d.decodeEvent(data, &w)
 	ref, refShape, refErr, ok := reference(t, data)
 
-	var se *syntaxError
+	var se *jsonwire.SyntaxError
 	var refSE *json.SyntaxError
 	if errors.As(refErr, &refSE) {
 		if !errors.As(err, &se) {
@@ -242,8 +243,8 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 		// At the end of the input encoding/json words some errors as if a
 		// space followed; only the offset is compared there.
 		atEnd := refSE.Offset == int64(len(data))
-		if se.offset != refSE.Offset || !atEnd && se.msg != refSE.Error() {
-			t.Fatalf("%q: syntax error %q at %d, encoding/json has %q at %d", data, se.msg, se.offset, refSE.Error(), refSE.Offset)
+		if se.Offset != refSE.Offset || !atEnd && se.Msg != refSE.Error() {
+			t.Fatalf("%q: syntax error %q at %d, encoding/json has %q at %d", data, se.Msg, se.Offset, refSE.Error(), refSE.Offset)
 		}
 		return
 	}
@@ -256,7 +257,7 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 	if !ok {
 		return
 	}
-	var shape *shapeError
+	var shape *jsonwire.ShapeError
 	if errors.As(err, &shape) != refShape {
 		t.Fatalf("%q: decoder error %v, reference finds a wrong-typed value: %v", data, err, refShape)
 	}
@@ -322,23 +323,7 @@ func FuzzDecodeEvent(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		compareWithEncodingJSON(t, data)
-		compareCompact(t, data)
 	})
-}
-
-// compareCompact checks compact against json.Compact on valid input.
-func compareCompact(t *testing.T, data []byte) {
-	t.Helper()
-	if !json.Valid(data) {
-		return
-	}
-	var want bytes.Buffer
-	if err := json.Compact(&want, data); err != nil {
-		t.Fatalf("json.Compact(%q): %v", data, err)
-	}
-	if got := compact(data); !bytes.Equal(got, want.Bytes()) {
-		t.Fatalf("compact(%q) = %q, json.Compact gives %q", data, got, want.Bytes())
-	}
 }
 
 func TestParseInput(t *testing.T) {

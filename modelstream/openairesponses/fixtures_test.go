@@ -3,17 +3,15 @@ package openairesponses
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 	"github.com/toolwire/toolwire/modelstream/sse"
 )
 
@@ -150,32 +148,7 @@ func checkRechunked(t *testing.T, data []byte, want *result) {
 	if raceEnabled && len(data) > 4<<10 {
 		step = 13 // see race_test.go; one byte at a time below still cuts everywhere
 	}
-	for k := 0; k <= len(data); k += step {
-		check(fmt.Sprintf("cut at byte %d", k),
-			io.MultiReader(bytes.NewReader(data[:k]), bytes.NewReader(data[k:])))
-	}
-	check("one byte at a time", iotest.OneByteReader(bytes.NewReader(data)))
-	check("half reads", iotest.HalfReader(bytes.NewReader(data)))
-	check("data with EOF", iotest.DataErrReader(bytes.NewReader(data)))
-	rng := rand.New(rand.NewPCG(7, uint64(len(data))))
-	for i := range 50 {
-		check(fmt.Sprintf("random sizes, round %d", i), &randomReader{data: data, rng: rng})
-	}
-}
-
-// randomReader returns its data in reads of 1 to 64 bytes.
-type randomReader struct {
-	data []byte
-	rng  *rand.Rand
-}
-
-func (r *randomReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p[:min(len(p), 1+r.rng.IntN(64))], r.data)
-	r.data = r.data[n:]
-	return n, nil
+	streamtest.Rechunk(data, streamtest.Feeds{Step: step, Seed: uint64(len(data)), Rounds: 50, MaxRead: 64}, check)
 }
 
 // TestCallReportedBeforeNextEvent paces a fixture event by event through a

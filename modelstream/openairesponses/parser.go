@@ -36,6 +36,7 @@ import (
 	"io"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
 	"github.com/toolwire/toolwire/modelstream/sse"
 )
 
@@ -116,17 +117,17 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	}
 	w := &s.w
 	decodeErr := s.dec.decodeEvent(data, w)
-	if _, malformed := decodeErr.(*syntaxError); malformed {
+	if _, malformed := decodeErr.(*jsonwire.SyntaxError); malformed {
 		if ev.Type == "error" {
 			return true, s.finish(ev.End, fmt.Sprintf("error event %s: %s", span(start, ev.End), clip(data)))
 		}
-		return true, s.finish(ev.End, fmt.Sprintf("bad event data %s: %s", span(start, ev.End), describeJSONError(decodeErr, "data")))
+		return true, s.finish(ev.End, fmt.Sprintf("bad event data %s: %s", span(start, ev.End), jsonwire.Describe(decodeErr, "data")))
 	}
 	typ := w.Type
 	switch {
 	case ev.Type == "error":
 		typ = ev.Type
-	case typ == "" && len(w.Error) > 0 && !isNull(w.Error):
+	case typ == "" && len(w.Error) > 0 && !jsonwire.IsNull(w.Error):
 		// A gateway's {"error":{...}} without a type is still an error.
 		typ = "error"
 	case typ == "":
@@ -134,7 +135,7 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 		typ = ev.Type
 	}
 	bad := func() (bool, error) {
-		return true, s.finish(ev.End, fmt.Sprintf("bad %s event %s: %s", typ, span(start, ev.End), describeJSONError(decodeErr, "data")))
+		return true, s.finish(ev.End, fmt.Sprintf("bad %s event %s: %s", typ, span(start, ev.End), jsonwire.Describe(decodeErr, "data")))
 	}
 
 	switch typ {
@@ -177,7 +178,7 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	case "response.failed":
 		s.stopReason = "failed"
 		why := "no error details"
-		if len(w.Response.Error) > 0 && !isNull(w.Response.Error) {
+		if len(w.Response.Error) > 0 && !jsonwire.IsNull(w.Response.Error) {
 			if why = describePayload(w.Response.Error); why == "" {
 				why = clip(w.Response.Error)
 			}

@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // js quotes s as a JSON string.
@@ -516,43 +517,13 @@ func TestLongEvents(t *testing.T) {
 func TestHandlerErrorStops(t *testing.T) {
 	data, _ := frame([]string{created, itemDone(0, fnItem("fc_1", "call_1", "f", "completed", ptr("{}"))),
 		itemDone(1, fnItem("fc_2", "call_2", "g", "completed", ptr("{}"))), completed()})
-	errStop := errors.New("stop here")
-	var ncalls, nends int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(context.Context, modelstream.Call) error { ncalls++; return errStop },
-		OnEnd:  func(context.Context, modelstream.End) error { nends++; return nil },
-	}
-	err := New().Parse(context.Background(), bytes.NewReader(data), h)
-	if !errors.Is(err, errStop) {
-		t.Fatalf("Parse = %v, want it to wrap %v", err, errStop)
-	}
-	if ncalls != 1 || nends != 0 {
-		t.Errorf("after the handler failed: %d calls, %d ends; want 1, 0", ncalls, nends)
-	}
-
-	h = modelstream.HandlerFuncs{OnEnd: func(context.Context, modelstream.End) error { return errStop }}
-	if err := New().Parse(context.Background(), bytes.NewReader(data), h); !errors.Is(err, errStop) {
-		t.Errorf("Parse with a failing End = %v, want it to wrap %v", err, errStop)
-	}
+	streamtest.CheckHandlerErrorStops(t, New(), data)
 }
 
 func TestContextCancelled(t *testing.T) {
 	data, _ := frame([]string{created, itemDone(0, fnItem("fc_1", "call_1", "f", "completed", ptr("{}"))),
 		itemDone(1, fnItem("fc_2", "call_2", "g", "completed", ptr("{}"))), completed()})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var ncalls, nends int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(context.Context, modelstream.Call) error { ncalls++; cancel(); return nil },
-		OnEnd:  func(context.Context, modelstream.End) error { nends++; return nil },
-	}
-	err := (&Parser{}).Parse(ctx, bytes.NewReader(data), h)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Parse = %v, want context.Canceled", err)
-	}
-	if ncalls != 1 || nends != 0 {
-		t.Errorf("after cancel: %d calls, %d ends; want 1, 0", ncalls, nends)
-	}
+	streamtest.CheckContextCancelled(t, New(), data)
 }
 
 func TestReadError(t *testing.T) {

@@ -2,7 +2,6 @@ package openairesponses
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -142,29 +141,4 @@ func clip(b []byte) string {
 		return fmt.Sprintf("%q...", b[:maxClip])
 	}
 	return strconv.Quote(string(b))
-}
-
-// describeJSONError adds where in what a JSON error happened, which the
-// error values keep but leave out of their messages.
-func describeJSONError(err error, what string) string {
-	var offset int64
-	var (
-		se  *json.SyntaxError
-		te  *json.UnmarshalTypeError
-		dse *syntaxError
-		dte *shapeError
-	)
-	switch {
-	case errors.As(err, &se):
-		offset = se.Offset
-	case errors.As(err, &te):
-		offset = te.Offset
-	case errors.As(err, &dse):
-		offset = dse.offset
-	case errors.As(err, &dte):
-		offset = dte.offset
-	default:
-		return err.Error()
-	}
-	return fmt.Sprintf("%v (after %d bytes of the %s)", err, offset, what)
 }
