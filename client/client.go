@@ -96,12 +96,12 @@ func (c *Client) SubmitStream(ctx context.Context, turn string, parser modelstre
 	h := modelstream.HandlerFuncs{
 		OnCall: func(ctx context.Context, call modelstream.Call) error {
 			sum.Uses = append(sum.Uses, call)
-			return c.publishUse(ctx, turn, call, opts)
+			return c.publishUse(ctx, nil, turn, call, opts)
 		},
 		OnEnd: func(ctx context.Context, e modelstream.End) error {
 			sum.Calls, sum.StopReason, sum.Err = e.Calls, e.StopReason, e.Err
 			sum.EndedAt = time.Now().UTC()
-			return c.publishEnd(ctx, turn, &schemas.TurnEnd{Calls: e.Calls, StopReason: e.StopReason, Error: e.Err})
+			return c.publishEnd(ctx, nil, turn, &schemas.TurnEnd{Calls: e.Calls, StopReason: e.StopReason, Error: e.Err})
 		},
 	}
 	if err := parser.Parse(ctx, r, h); err != nil {
@@ -115,12 +115,43 @@ func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opt
 	if err := subjects.CheckToken("turn", turn); err != nil {
 		return fmt.Errorf("client: %w", err)
 	}
+	// The whole turn is known: send every event without waiting, then wait
+	// for all the acks, one round trip instead of one per call. A single
+	// connection keeps them in order.
+	p := &pending{}
 	for i, call := range calls {
-		if err := c.SubmitCall(ctx, turn, i, call, opts); err != nil {
+		input := call.Input
+		if len(input) == 0 {
+			input = json.RawMessage(`{}`)
+		}
+		if err := c.publishUse(ctx, p, turn, modelstream.Call{Seq: i, ID: call.ID, Name: call.Name, Input: input, Complete: true}, opts); err != nil {
 			return err
 		}
 	}
-	return c.EndTurn(ctx, turn, len(calls), "tool_use")
+	if err := c.publishEnd(ctx, p, turn, &schemas.TurnEnd{Calls: len(calls), StopReason: "tool_use"}); err != nil {
+		return err
+	}
+	return p.wait(ctx)
+}
+
+// pending collects the acks of publishes sent without waiting.
+type pending struct {
+	futures  []jetstream.PubAckFuture
+	subjects []string
+}
+
+// wait returns the first failed publish, or nil when all were stored.
+func (p *pending) wait(ctx context.Context) error {
+	for i, f := range p.futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return fmt.Errorf("client: publish %s: %w", p.subjects[i], err)
+		case <-ctx.Done():
+			return fmt.Errorf("client: publish %s: %w", p.subjects[i], ctx.Err())
+		}
+	}
+	return nil
 }
 
 // SubmitCall publishes one call of a turn as soon as it is known, for an
@@ -134,15 +165,15 @@ func (c *Client) SubmitCall(ctx context.Context, turn string, seq int, call Call
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	return c.publishUse(ctx, turn, modelstream.Call{Seq: seq, ID: call.ID, Name: call.Name, Input: input, Complete: true}, opts)
+	return c.publishUse(ctx, nil, turn, modelstream.Call{Seq: seq, ID: call.ID, Name: call.Name, Input: input, Complete: true}, opts)
 }
 
 // EndTurn says a turn has exactly calls calls.
 func (c *Client) EndTurn(ctx context.Context, turn string, calls int, stopReason string) error {
-	return c.publishEnd(ctx, turn, &schemas.TurnEnd{Calls: calls, StopReason: stopReason})
+	return c.publishEnd(ctx, nil, turn, &schemas.TurnEnd{Calls: calls, StopReason: stopReason})
 }
 
-func (c *Client) publishUse(ctx context.Context, turn string, call modelstream.Call, opts TurnOptions) error {
+func (c *Client) publishUse(ctx context.Context, p *pending, turn string, call modelstream.Call, opts TurnOptions) error {
 	id := call.ID
 	if id == "" {
 		id = fmt.Sprintf("toolu_tw_%s_%d", turn, call.Seq)
@@ -156,19 +187,34 @@ func (c *Client) publishUse(ctx context.Context, turn string, call modelstream.C
 	} else {
 		u.RawInput = call.RawInput
 	}
-	return c.publish(ctx, c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindUse), subjects.UseMsgID(c.cfg.Tenant, turn, call.Seq), turn, call.Seq, u)
+	return c.send(ctx, p, c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindUse), subjects.UseMsgID(c.cfg.Tenant, turn, call.Seq), turn, call.Seq, u)
 }
 
-func (c *Client) publishEnd(ctx context.Context, turn string, e *schemas.TurnEnd) error {
-	return c.publish(ctx, c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindEnd), subjects.InMsgID(c.cfg.Tenant, turn, subjects.KindEnd), turn, -1, e)
+func (c *Client) publishEnd(ctx context.Context, p *pending, turn string, e *schemas.TurnEnd) error {
+	return c.send(ctx, p, c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindEnd), subjects.InMsgID(c.cfg.Tenant, turn, subjects.KindEnd), turn, -1, e)
 }
 
 func (c *Client) publish(ctx context.Context, subject, msgID, turn string, seq int, d schemas.Data) error {
+	return c.send(ctx, nil, subject, msgID, turn, seq, d)
+}
+
+// send publishes an event and waits for its ack, or, with p, queues the
+// ack in p without waiting.
+func (c *Client) send(ctx context.Context, p *pending, subject, msgID, turn string, seq int, d schemas.Data) error {
 	h, body, err := schemas.Encode(schemas.Meta{Source: c.cfg.Source, Tenant: c.cfg.Tenant, Turn: turn, Seq: seq}, d)
 	if err != nil {
 		return fmt.Errorf("client: %w", err)
 	}
-	if _, err := c.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: body}, jetstream.WithMsgID(msgID)); err != nil {
+	m := &nats.Msg{Subject: subject, Header: h, Data: body}
+	if p != nil {
+		f, err := c.js.PublishMsgAsync(m, jetstream.WithMsgID(msgID))
+		if err != nil {
+			return fmt.Errorf("client: publish %s: %w", subject, err)
+		}
+		p.futures, p.subjects = append(p.futures, f), append(p.subjects, subject)
+		return nil
+	}
+	if _, err := c.js.PublishMsg(ctx, m, jetstream.WithMsgID(msgID)); err != nil {
 		return fmt.Errorf("client: publish %s: %w", subject, err)
 	}
 	return nil
