@@ -4,18 +4,16 @@ import (
 	"context"
 
 	"github.com/nats-io/nats.go"
-	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 )
 
 // activity names a call for people: Bash(ls -la).
 func activity(c *call) string {
-	name := c.d.Tool
 	if c.t != nil {
-		name = c.t.Name()
+		return c.t.Activity(c.input())
 	}
-	return name + "(" + lease.Activity(c.input()) + ")"
+	return tool.DefaultActivity(c.d.Tool, c.input())
 }
 
 // progress returns the callback a tool reports progress through.

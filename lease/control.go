@@ -1,9 +1,6 @@
 package lease
 
 import (
-	"encoding/json"
-	"unicode/utf8"
-
 	"github.com/toolwire/toolwire/schemas"
 )
 
@@ -15,17 +12,11 @@ const (
 	InterruptText = "The user doesn't want to proceed with this tool use. The tool use was rejected."
 )
 
-// activityChars is how much of a call's main argument names it in a
-// sibling-cancellation message.
-const activityChars = 40
-
-// SiblingText is the result of a call cancelled because call `activity`
-// errored, e.g. activity "Bash(mkdir /nonexistent/x)".
-func SiblingText(tool, arg string) string {
-	if utf8.RuneCountInString(arg) > activityChars {
-		arg = string([]rune(arg)[:activityChars]) + "…"
-	}
-	return "Cancelled: parallel tool call " + tool + "(" + arg + ") errored"
+// SiblingText is the result of a call cancelled because another call of
+// the turn errored; activity names that call as people see it, e.g.
+// "Bash(mkdir /nonexistent/x)" (tool.Tool.Activity).
+func SiblingText(activity string) string {
+	return "Cancelled: parallel tool call " + activity + " errored"
 }
 
 // Halted says whether the turn's unfinished calls must stop, and with what
@@ -138,21 +129,4 @@ func sortMods(m []schemas.ContextChange) {
 			m[j], m[j-1] = m[j-1], m[j]
 		}
 	}
-}
-
-// Activity names a call for people and for sibling messages: the first
-// present of its command, file path or pattern.
-func Activity(input []byte) string {
-	var in struct {
-		Command  string `json:"command"`
-		FilePath string `json:"file_path"`
-		Pattern  string `json:"pattern"`
-	}
-	_ = json.Unmarshal(input, &in)
-	for _, v := range []string{in.Command, in.FilePath, in.Pattern} {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

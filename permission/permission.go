@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/tool"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -82,7 +81,7 @@ func arguments(t *tool.Tool, input json.RawMessage) []string {
 	if p := t.Path(input); p != "" {
 		return []string{p}
 	}
-	arg := lease.Activity(input)
+	arg := tool.MainArgument(input)
 	if t.Name() == "Bash" {
 		if cmds, err := commands(arg); err == nil && len(cmds) > 0 {
 			return cmds

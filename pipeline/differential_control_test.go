@@ -199,7 +199,7 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 	for i, c := range turn.calls {
 		safe[i] = c.in.Safe
 	}
-	sibling := "<tool_use_error>" + lease.SiblingText("StepX", "") + "</tool_use_error>"
+	sibling := "<tool_use_error>" + lease.SiblingText("StepX") + "</tool_use_error>"
 	interrupt := "<tool_use_error>" + lease.InterruptText + "</tool_use_error>"
 	kinds := map[string]int{}
 	kind := make([]string, n)

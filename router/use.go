@@ -14,6 +14,7 @@ import (
 	"github.com/toolwire/toolwire/sanitizer"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool"
 )
 
 // use routes one call or answers it with an error result.
@@ -46,7 +47,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		if errors.As(err, &ve) {
 			why = err.Error()
 		}
-		return r.rejectFailed(ctx, p, u, why, rt.cancelsSiblings, lease.Activity(args))
+		return r.rejectFailed(ctx, p, u, why, rt.cancelsSiblings, rt.activity(args))
 	}
 	pool := rt.pool
 	halted := ""
@@ -89,6 +90,8 @@ type route struct {
 	pool            string
 	schema          *coercion.Schema
 	cancelsSiblings bool
+	// activity names a call of the tool for people.
+	activity func(json.RawMessage) string
 }
 
 // resolve finds a tool: one this router hosts, else one a remote pool's
@@ -96,12 +99,14 @@ type route struct {
 // anywhere.
 func (r *Router) resolve(name string) (rt route, why string) {
 	if t, ok := r.cfg.Tools.Lookup(name); ok {
-		return route{name: t.Name(), pool: r.cfg.Pool, schema: r.schemas[t.Name()], cancelsSiblings: t.CancelsSiblings()}, ""
+		return route{name: t.Name(), pool: r.cfg.Pool, schema: r.schemas[t.Name()], cancelsSiblings: t.CancelsSiblings(), activity: t.Activity}, ""
 	}
 	remote, gone := r.catalog.lookup(name)
 	switch {
 	case remote != nil:
-		return route{name: remote.ad.Name, pool: remote.ad.Pool, schema: remote.schema, cancelsSiblings: remote.ad.CancelsSiblings}, ""
+		name := remote.ad.Name
+		activity := func(in json.RawMessage) string { return tool.DefaultActivity(name, in) }
+		return route{name: name, pool: remote.ad.Pool, schema: remote.schema, cancelsSiblings: remote.ad.CancelsSiblings, activity: activity}, ""
 	case gone:
 		return route{}, "No worker for tool " + name + ": every worker of the pool that hosts it has stopped"
 	}
@@ -128,7 +133,7 @@ func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 
 // rejectFailed is reject for a call whose rejection is its own failure:
 // when its tool cancels siblings, the turn's unfinished calls are aborted
-// in the same write that marks it done.
+// in the same write that marks it done; activity names the call.
 func (r *Router) rejectFailed(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string, cancelsSiblings bool, activity string) error {
 	now := time.Now().UTC()
 	res := &schemas.ToolResult{
@@ -147,7 +152,7 @@ func (r *Router) rejectFailed(ctx context.Context, p subjects.Parsed, u *schemas
 		}
 		c.State, c.Tool = schemas.CallDone, u.Name
 		if cancelsSiblings && l.Abort == nil {
-			l.Abort = &schemas.LeaseAbort{Seq: u.Seq, Text: lease.SiblingText(u.Name, activity)}
+			l.Abort = &schemas.LeaseAbort{Seq: u.Seq, Text: lease.SiblingText(activity)}
 		}
 		return nil
 	})

@@ -194,9 +194,19 @@ func (t *Tool) Summary(input json.RawMessage) string {
 }
 
 // DefaultActivity is name followed by the first ActivityChars characters of
-// the input's command, file_path or pattern (the first present) in
-// parentheses, with "…" when cut; just name when the input has none.
+// the call's main argument (MainArgument) in parentheses, with "…" when
+// cut; just name when the input has none.
 func DefaultActivity(name string, input json.RawMessage) string {
+	if arg := MainArgument(input); arg != "" {
+		return activityOf(name, arg)
+	}
+	return name
+}
+
+// MainArgument is what a call is mostly about: the first present of its
+// input's command, file_path and pattern, "" when it has none. Activities
+// and permission rules name calls by it.
+func MainArgument(input json.RawMessage) string {
 	var in struct {
 		Command  string `json:"command"`
 		FilePath string `json:"file_path"`
@@ -205,10 +215,10 @@ func DefaultActivity(name string, input json.RawMessage) string {
 	_ = json.Unmarshal(input, &in)
 	for _, v := range []string{in.Command, in.FilePath, in.Pattern} {
 		if v != "" {
-			return activityOf(name, v)
+			return v
 		}
 	}
-	return name
+	return ""
 }
 
 // activityOf is name(arg), arg cut to ActivityChars characters and "…".

@@ -21,6 +21,7 @@ import (
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/builtin"
 	"github.com/toolwire/toolwire/tool/testtools"
 )
@@ -187,8 +188,8 @@ func TestSiblingCancellationAcrossProcesses(t *testing.T) {
 		if !res[2].IsError || res[2].Content == "" {
 			t.Fatalf("failing call: %+v", res[2])
 		}
-		want := wrapped(lease.SiblingText("Bash", failing))
-		if !strings.HasSuffix(lease.SiblingText("Bash", failing), "…) errored") {
+		want := wrapped(lease.SiblingText(tool.DefaultActivity("Bash", bash("", failing).Input)))
+		if !strings.HasSuffix(lease.SiblingText(tool.DefaultActivity("Bash", bash("", failing).Input)), "…) errored") {
 			t.Fatalf("activity not cut at 40 characters: %s", want)
 		}
 		workers := map[string]bool{}
