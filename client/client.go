@@ -136,19 +136,18 @@ func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opt
 
 // pending collects the acks of publishes sent without waiting.
 type pending struct {
-	futures  []jetstream.PubAckFuture
-	subjects []string
+	futures []jetstream.PubAckFuture
 }
 
 // wait returns the first failed publish, or nil when all were stored.
 func (p *pending) wait(ctx context.Context) error {
-	for i, f := range p.futures {
+	for _, f := range p.futures {
 		select {
 		case <-f.Ok():
 		case err := <-f.Err():
-			return fmt.Errorf("client: publish %s: %w", p.subjects[i], err)
+			return fmt.Errorf("client: publish %s: %w", f.Msg().Subject, err)
 		case <-ctx.Done():
-			return fmt.Errorf("client: publish %s: %w", p.subjects[i], ctx.Err())
+			return fmt.Errorf("client: publish %s: %w", f.Msg().Subject, ctx.Err())
 		}
 	}
 	return nil
@@ -211,7 +210,7 @@ func (c *Client) send(ctx context.Context, p *pending, subject, msgID, turn stri
 		if err != nil {
 			return fmt.Errorf("client: publish %s: %w", subject, err)
 		}
-		p.futures, p.subjects = append(p.futures, f), append(p.subjects, subject)
+		p.futures = append(p.futures, f)
 		return nil
 	}
 	if _, err := c.js.PublishMsg(ctx, m, jetstream.WithMsgID(msgID)); err != nil {
