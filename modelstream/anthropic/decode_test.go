@@ -3,11 +3,9 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"strings"
 	"testing"
 
-	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // refEvent is wireEvent as encoding/json would decode it, the reference the
@@ -47,22 +45,8 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 	ref := refEvent{Index: -1}
 	refErr := json.Unmarshal(data, &ref)
 
-	var se *jsonwire.SyntaxError
-	var refSE *json.SyntaxError
-	if errors.As(refErr, &refSE) {
-		if !errors.As(err, &se) {
-			t.Fatalf("%q: encoding/json says %v, decoder says %v", data, refErr, err)
-		}
-		// At the end of the input encoding/json words some errors as if a
-		// space followed; only the offset is compared there.
-		atEnd := refSE.Offset == int64(len(data))
-		if se.Offset != refSE.Offset || !atEnd && se.Msg != refSE.Error() {
-			t.Fatalf("%q: syntax error %q at %d, encoding/json has %q at %d", data, se.Msg, se.Offset, refSE.Error(), refSE.Offset)
-		}
+	if streamtest.CompareSyntaxErrors(t, data, err, refErr) {
 		return
-	}
-	if errors.As(err, &se) {
-		t.Fatalf("%q: decoder says %v, encoding/json accepts it", data, err)
 	}
 	if foldsKeys(data) {
 		return // encoding/json matches keys case-insensitively; the decoder does not
@@ -96,7 +80,7 @@ func foldsKeys(data []byte) bool {
 	return false
 }
 
-var decoderSeeds = []string{
+var decoderSeeds = append([]string{
 	`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": \"h\u00e9\"}"}}      `,
 	`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{"q":[1,2,{"x":null}]}}}`,
 	`{"type":"message_start","message":{"id":"msg_1","content":[],"usage":{"input_tokens":1}}}`,
@@ -105,24 +89,20 @@ var decoderSeeds = []string{
 	`{"delta":{"partial_json":"\ud83d\ude00 \ud83d x \ude00 \ud83d\u0041 \/ \b\f\n\r\t"}}`,
 	"{\"delta\":{\"partial_json\":\"bad \xff utf8 \xed\xa0\x80 and \xc3\"}}",
 	`{"index":"1"}`, `{"index":1.0}`, `{"index":-0}`, `{"index":99999999999999999999}`, `{"index":null}`,
-	`{"delta":[1]}`, `{"delta":null}`, `{"type":5,"index":2}`, `{"error":null}`, `[1,2]`, `"x"`, `null`, `5`,
+	`{"delta":[1]}`, `{"delta":null}`, `{"type":5,"index":2}`, `{"error":null}`,
 	`{"type":"a","type":"b"}`, `{"delta":{"type":"a"},"delta":{"partial_json":"b"}}`,
-	``, ` `, `{`, `{"a"`, `{"a":`, `{"a":1`, `{"a":1,}`, `{,}`, `{"a" 1}`, `[1,]`, `{"a":tru}`, `{"a":nul}`,
-	`{"a":-}`, `{"a":01}`, `{"a":1.}`, `{"a":1e}`, `{"a":1e+}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}",
-	`{} x`, `{}}`, `{"a":"unterminated`, `{"Type":"x"}`, `{"a":'x'}`,
-	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
-	`{"a":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`,
-}
+	`{"Type":"x"}`,
+}, streamtest.JSONSyntaxSeeds...)
 
 func TestDecoderMatchesEncodingJSON(t *testing.T) {
-	for _, s := range decoderSeeds {
-		compareWithEncodingJSON(t, []byte(s))
+	for _, data := range streamtest.DecoderInputs(t, decoderSeeds, "", "") {
+		compareWithEncodingJSON(t, data)
 	}
 }
 
 func FuzzDecodeEvent(f *testing.F) {
-	for _, s := range decoderSeeds {
-		f.Add([]byte(s))
+	for _, data := range streamtest.DecoderInputs(f, decoderSeeds, "", "") {
+		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		compareWithEncodingJSON(t, data)
@@ -130,29 +110,7 @@ func FuzzDecodeEvent(f *testing.F) {
 }
 
 func TestParseInput(t *testing.T) {
-	tests := []struct{ in, want, err string }{
-		{"", "{}", ""},
-		{" \n\t", "{}", ""},
-		{` {"a": [1, "b c"]} `, `{"a":[1,"b c"]}`, ""},
-		{`  {"a":}`, "", "tool input is not valid JSON: invalid character '}' looking for beginning of value (after 8 bytes of the input)"},
-		{`{} {}`, "", "tool input is not valid JSON: invalid character '{' after top-level value (after 4 bytes of the input)"},
-		{`{"a":1`, "", "tool input is not valid JSON: unexpected end of JSON input (after 6 bytes of the input)"},
-		{`"x"`, "", "tool input is a JSON string, not an object"},
-		{` null`, "", "tool input is a JSON null, not an object"},
-		{`12`, "", "tool input is a JSON number, not an object"},
-	}
-	for _, tt := range tests {
-		got, err := parseInput([]byte(tt.in))
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("parseInput(%q) error = %v, want %q", tt.in, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || string(got) != tt.want {
-			t.Errorf("parseInput(%q) = %s, %v; want %s", tt.in, got, err, tt.want)
-		}
-	}
+	streamtest.CheckParseInput(t, parseInput, "input", "is")
 }
 
 // TestDecoderArena checks that strings unescaped into the arena stay intact

@@ -2,18 +2,13 @@ package anthropic
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toolwire/toolwire/modelstream"
 	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
-	"github.com/toolwire/toolwire/modelstream/sse"
 )
 
 // wantCall is what a fixture's call must be; At is checked separately
@@ -27,11 +22,15 @@ type wantCall struct {
 	stopIndex int
 }
 
-var fixtures = []struct {
+type fixture struct {
 	file  string
 	calls []wantCall
 	end   modelstream.End
-}{
+}
+
+func fixtureFile(fx fixture) string { return fx.file }
+
+var fixtures = []fixture{
 	{
 		file: "anthropic_text_then_tool_use.sse",
 		calls: []wantCall{{
@@ -101,64 +100,43 @@ func stopEnd(t *testing.T, data []byte, index int) int64 {
 }
 
 func TestFixtures(t *testing.T) {
-	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			data := loadFixture(t, fx.file)
-			res := parse(t, bytes.NewReader(data))
-			if len(res.Calls) != len(fx.calls) {
-				t.Fatalf("got %d calls, want %d: %+v", len(res.Calls), len(fx.calls), res.Calls)
+	streamtest.EachFixture(t, fixtureDir, fixtures, fixtureFile, func(t *testing.T, fx fixture, data []byte) {
+		res := parse(t, bytes.NewReader(data))
+		if len(res.Calls) != len(fx.calls) {
+			t.Fatalf("got %d calls, want %d: %+v", len(res.Calls), len(fx.calls), res.Calls)
+		}
+		for i, w := range fx.calls {
+			c := res.Calls[i]
+			if c.ID != w.id || c.Name != w.name || c.RawInput != w.raw || c.Complete != w.complete {
+				t.Errorf("call %d = {ID %q Name %q RawInput %q Complete %v}, want {%q %q %q %v}",
+					i, c.ID, c.Name, c.RawInput, c.Complete, w.id, w.name, w.raw, w.complete)
 			}
-			for i, w := range fx.calls {
-				c := res.Calls[i]
-				if c.ID != w.id || c.Name != w.name || c.RawInput != w.raw || c.Complete != w.complete {
-					t.Errorf("call %d = {ID %q Name %q RawInput %q Complete %v}, want {%q %q %q %v}",
-						i, c.ID, c.Name, c.RawInput, c.Complete, w.id, w.name, w.raw, w.complete)
-				}
-				if w.complete && string(c.Input) != w.input {
-					t.Errorf("call %d Input = %s, want %s", i, c.Input, w.input)
-				}
-				if !strings.Contains(c.Err, w.errHas) {
-					t.Errorf("call %d Err = %q, want it to contain %q", i, c.Err, w.errHas)
-				}
-				wantAt := int64(len(data)) // the message_stop event, unterminated, ends the file
-				if w.stopIndex >= 0 {
-					wantAt = stopEnd(t, data, w.stopIndex)
-				}
-				if c.At != wantAt {
-					t.Errorf("call %d At = %d, want %d (just past %q)", i, c.At, wantAt, tail(data[:wantAt]))
-				}
+			if w.complete && string(c.Input) != w.input {
+				t.Errorf("call %d Input = %s, want %s", i, c.Input, w.input)
 			}
-			if res.Ends[0] != fx.end {
-				t.Errorf("End = %+v, want %+v", res.Ends[0], fx.end)
+			if !strings.Contains(c.Err, w.errHas) {
+				t.Errorf("call %d Err = %q, want it to contain %q", i, c.Err, w.errHas)
 			}
-		})
-	}
-}
-
-func tail(b []byte) string {
-	const n = 60
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
+			wantAt := int64(len(data)) // the message_stop event, unterminated, ends the file
+			if w.stopIndex >= 0 {
+				wantAt = stopEnd(t, data, w.stopIndex)
+			}
+			if c.At != wantAt {
+				t.Errorf("call %d At = %d, want %d (just past %q)", i, c.At, wantAt, streamtest.Tail(data[:wantAt]))
+			}
+		}
+		if res.Ends[0] != fx.end {
+			t.Errorf("End = %+v, want %+v", res.Ends[0], fx.end)
+		}
+	})
 }
 
 // TestFixturesRechunked feeds every fixture cut at every byte boundary, one
 // byte at a time and in random sizes: the results must not change.
 func TestFixturesRechunked(t *testing.T) {
-	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			data := loadFixture(t, fx.file)
-			want := parse(t, bytes.NewReader(data))
-			check := func(how string, r io.Reader) {
-				t.Helper()
-				if got := parse(t, r); !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s:\n got %+v\nwant %+v", how, got, want)
-				}
-			}
-			streamtest.Rechunk(data, streamtest.Feeds{Seed: 11, Rounds: 50, MaxRead: 64}, check)
-		})
-	}
+	streamtest.EachFixture(t, fixtureDir, fixtures, fixtureFile, func(t *testing.T, _ fixture, data []byte) {
+		streamtest.CheckRechunked(t, parse, data, streamtest.Feeds{Seed: 11, Rounds: 50, MaxRead: 64})
+	})
 }
 
 // TestCallReportedBeforeNextEvent paces a fixture event by event through a
@@ -166,34 +144,7 @@ func TestFixturesRechunked(t *testing.T) {
 // content_block_stop is even written: the parser must not wait for more input.
 func TestCallReportedBeforeNextEvent(t *testing.T) {
 	data := loadFixture(t, "anthropic_parallel_tool_use.sse")
-	pr, pw := io.Pipe()
-	calls := make(chan modelstream.Call, 4)
-	h := modelstream.HandlerFuncs{
-		OnCall: func(_ context.Context, c modelstream.Call) error { calls <- c; return nil },
-	}
-	done := make(chan error, 1)
-	go func() { done <- New().Parse(context.Background(), pr, h) }()
-
-	var off int64
-	for _, chunk := range sse.Split(data) {
-		if _, err := pw.Write(chunk); err != nil {
-			t.Fatal(err)
-		}
-		off += int64(len(chunk))
-		if !bytes.Contains(chunk, []byte("content_block_stop")) || bytes.Contains(chunk, []byte(`"index":0`)) {
-			continue
-		}
-		select {
-		case c := <-calls:
-			if c.At != off {
-				t.Errorf("call %d At = %d, want %d", c.Seq, c.At, off)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no call reported after the content_block_stop ending at byte %d", off)
-		}
-	}
-	pw.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	streamtest.CheckPaced(t, New(), data, func(ev []byte) bool {
+		return bytes.Contains(ev, []byte("content_block_stop")) && !bytes.Contains(ev, []byte(`"index":0`))
+	})
 }

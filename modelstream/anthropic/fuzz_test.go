@@ -1,22 +1,14 @@
 package anthropic
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"testing/iotest"
+
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 func FuzzParse(f *testing.F) {
-	if names, err := filepath.Glob(filepath.Join(fixtureDir, "anthropic_*")); err == nil {
-		for _, name := range names {
-			f.Add(loadFixture(f, filepath.Base(name)))
-		}
-	}
+	streamtest.AddFixtureSeeds(f, fixtureDir, "anthropic_*")
 	for _, events := range [][]string{
 		{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"x":`), overloaded},
 		{msgStart, toolStart(1, "toolu_a", "f"), toolStart(2, "", "g"), inputDelta(2, `{}`), stop(2), stop(1), msgStop},
@@ -26,34 +18,14 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		want := parse(t, bytes.NewReader(data))
-		for _, c := range want.Calls {
-			if c.At < 0 || c.At > int64(len(data)) {
-				t.Fatalf("call %d At %d outside the input of %d bytes", c.Seq, c.At, len(data))
-			}
-			if c.Complete {
-				var obj map[string]any
-				if err := json.Unmarshal(c.Input, &obj); err != nil || obj == nil {
-					t.Fatalf("complete call %d has Input %q that is not a JSON object: %v", c.Seq, c.Input, err)
-				}
-			}
-			if !c.Complete && !strings.Contains(c.Err, "tool") {
-				t.Fatalf("incomplete call %d has Err %q", c.Seq, c.Err)
-			}
-		}
-		if got := parse(t, iotest.OneByteReader(bytes.NewReader(data))); !reflect.DeepEqual(got, want) {
-			t.Fatalf("one byte at a time:\n got %+v\nwant %+v", got, want)
-		}
+		streamtest.CheckFuzzInput(t, parse, data, fuzzChecks)
 	})
 }
 
+// fuzzChecks are this format's checks of any input.
+var fuzzChecks = streamtest.FuzzChecks{ErrOK: func(err string) bool { return strings.Contains(err, "tool") }}
+
 // TestFuzzSeedsExist makes sure the fuzz seeds are not silently empty.
 func TestFuzzSeedsExist(t *testing.T) {
-	names, err := filepath.Glob(filepath.Join(fixtureDir, "anthropic_*"))
-	if err != nil || len(names) == 0 {
-		if _, statErr := os.Stat(fixtureDir); statErr != nil {
-			t.Skipf("fixtures folder %s not found: %v", fixtureDir, statErr)
-		}
-		t.Fatalf("no anthropic fixtures in %s (err %v)", fixtureDir, err)
-	}
+	streamtest.CheckFuzzSeedsExist(t, fixtureDir, "anthropic_*", "anthropic")
 }

@@ -2,15 +2,11 @@ package anthropic
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
@@ -51,265 +47,207 @@ const overloaded = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":
 
 // synthCall is an expected call; at is the position in the case's event
 // list of the event that completes or ends it, -1 for the end of the input.
-type synthCall struct {
-	id, name   string
-	input, raw string
-	complete   bool
-	errHas     string
-	at         int
-}
+type synthCall = streamtest.WantCall
 
 func TestSynthetic(t *testing.T) {
-	tests := []struct {
-		name   string
-		events []string
-		calls  []synthCall
-		stop   string
-		// endErr must be contained in End.Err; "" wants no error. {len} is
-		// replaced by the input length.
-		endErr string
-	}{
+	tests := []streamtest.Case{
 		{
-			name:   "error event mid-stream",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"x":`), overloaded, msgStop},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{"x":`, at: 3,
-				errHas: "tool call incomplete: the stream ended before the tool_use block was complete (error event at bytes"}},
-			endErr: "overloaded_error: Overloaded",
+			Name:   "error event mid-stream",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"x":`), overloaded, msgStop},
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"x":`, At: 3,
+				ErrHas: "tool call incomplete: the stream ended before the tool_use block was complete (error event at bytes"}},
+			EndErr: "overloaded_error: Overloaded",
 		},
 		{
-			name:   "error event after a complete call",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{}`), stop(0), ping, overloaded},
-			calls:  []synthCall{{id: "toolu_a", name: "f", raw: `{}`, input: `{}`, complete: true, at: 3}},
-			endErr: "error event at bytes",
+			Name:   "error event after a complete call",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{}`), stop(0), ping, overloaded},
+			Calls:  []synthCall{{ID: "toolu_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 3}},
+			EndErr: "error event at bytes",
 		},
 		{
-			name:   "eof mid-block",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"q":"fa`)},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{"q":"fa`, at: -1,
-				errHas: "(stream ended before message_stop at byte {len})"}},
-			endErr: "stream ended before message_stop at byte {len}",
+			Name:   "eof mid-block",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"q":"fa`)},
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"q":"fa`, At: -1,
+				ErrHas: "(stream ended before message_stop at byte {len})"}},
+			EndErr: "stream ended before message_stop at byte {len}",
 		},
 		{
-			name:   "eof after message_delta",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"q":1}`), stop(0), msgDelta("tool_use")},
-			calls:  []synthCall{{id: "toolu_a", name: "f", raw: `{"q":1}`, input: `{"q":1}`, complete: true, at: 3}},
-			stop:   "tool_use",
-			endErr: "stream ended before message_stop at byte {len}",
+			Name:   "eof after message_delta",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"q":1}`), stop(0), msgDelta("tool_use")},
+			Calls:  []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"q":1}`, Input: `{"q":1}`, Complete: true, At: 3}},
+			Stop:   "tool_use",
+			EndErr: "stream ended before message_stop at byte {len}",
 		},
 		{
-			name:   "eof mid-event",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), `data: {"type":"content_block_delta","ind`},
-			calls:  []synthCall{{id: "toolu_a", name: "f", at: -1, errHas: "bad event data"}},
-			endErr: "bad event data at bytes",
+			Name:   "eof mid-event",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), `data: {"type":"content_block_delta","ind`},
+			Calls:  []synthCall{{ID: "toolu_a", Name: "f", At: -1, ErrHas: "bad event data"}},
+			EndErr: "bad event data at bytes",
 		},
 		{
-			name: "duplicate message_start with the same id",
-			events: []string{msgStart, msgStart, toolStart(0, "toolu_a", "f"), msgStart, inputDelta(0, `{"a":1}`), stop(0),
+			Name: "duplicate message_start with the same id",
+			Events: []string{msgStart, msgStart, toolStart(0, "toolu_a", "f"), msgStart, inputDelta(0, `{"a":1}`), stop(0),
 				msgDelta("tool_use"), msgStop},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{"a":1}`, input: `{"a":1}`, complete: true, at: 5}},
-			stop:  "tool_use",
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 5}},
+			Stop:  "tool_use",
 		},
 		{
-			name: "second message_start with another id",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a":`), msgStart2,
+			Name: "second message_start with another id",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a":`), msgStart2,
 				toolStart(0, "toolu_b", "g"), inputDelta(0, `{}`), stop(0), msgStop},
-			calls:  []synthCall{{id: "toolu_a", name: "f", raw: `{"a":`, at: 3, errHas: "spliced"}},
-			endErr: `second message_start at bytes`,
+			Calls:  []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"a":`, At: 3, ErrHas: "spliced"}},
+			EndErr: `second message_start at bytes`,
 		},
 		{
-			name: "interleaved blocks are reported in seq order",
-			events: []string{msgStart, toolStart(1, "toolu_a", "f"), toolStart(2, "toolu_b", "g"), inputDelta(2, `{"b":2}`), stop(2),
+			Name: "interleaved blocks are reported in seq order",
+			Events: []string{msgStart, toolStart(1, "toolu_a", "f"), toolStart(2, "toolu_b", "g"), inputDelta(2, `{"b":2}`), stop(2),
 				inputDelta(1, `{"a":1}`), stop(1), msgDelta("tool_use"), msgStop},
-			calls: []synthCall{
-				{id: "toolu_a", name: "f", raw: `{"a":1}`, input: `{"a":1}`, complete: true, at: 6},
-				{id: "toolu_b", name: "g", raw: `{"b":2}`, input: `{"b":2}`, complete: true, at: 4},
+			Calls: []synthCall{
+				{ID: "toolu_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 6},
+				{ID: "toolu_b", Name: "g", Raw: `{"b":2}`, Input: `{"b":2}`, Complete: true, At: 4},
 			},
-			stop: "tool_use",
+			Stop: "tool_use",
 		},
 		{
-			name: "held call reported at the end behind an incomplete one",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), toolStart(1, "toolu_b", "g"), inputDelta(1, `{}`), stop(1),
+			Name: "held call reported at the end behind an incomplete one",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), toolStart(1, "toolu_b", "g"), inputDelta(1, `{}`), stop(1),
 				inputDelta(0, `{"a"`), msgDelta("max_tokens"), msgStop},
-			calls: []synthCall{
-				{id: "toolu_a", name: "f", raw: `{"a"`, at: 7, errHas: "(stop_reason max_tokens)"},
-				{id: "toolu_b", name: "g", raw: `{}`, input: `{}`, complete: true, at: 4},
+			Calls: []synthCall{
+				{ID: "toolu_a", Name: "f", Raw: `{"a"`, At: 7, ErrHas: "(stop_reason max_tokens)"},
+				{ID: "toolu_b", Name: "g", Raw: `{}`, Input: `{}`, Complete: true, At: 4},
 			},
-			stop: "max_tokens",
+			Stop: "max_tokens",
 		},
 		{
-			name:   "tool with no delta at all",
-			events: []string{msgStart, toolStart(0, "toolu_a", "noargs"), stop(0), msgDelta("tool_use"), msgStop},
-			calls:  []synthCall{{id: "toolu_a", name: "noargs", input: `{}`, complete: true, at: 2}},
-			stop:   "tool_use",
+			Name:   "tool with no delta at all",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "noargs"), stop(0), msgDelta("tool_use"), msgStop},
+			Calls:  []synthCall{{ID: "toolu_a", Name: "noargs", Input: `{}`, Complete: true, At: 2}},
+			Stop:   "tool_use",
 		},
 		{
-			name: "input given in content_block_start",
-			events: []string{msgStart,
+			Name: "input given in content_block_start",
+			Events: []string{msgStart,
 				`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_a","name":"f","input":{"q": "x", "n": [1, 2]}}}`,
 				inputDelta(0, ""), stop(0), msgStop},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{"q": "x", "n": [1, 2]}`, input: `{"q":"x","n":[1,2]}`, complete: true, at: 3}},
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"q": "x", "n": [1, 2]}`, Input: `{"q":"x","n":[1,2]}`, Complete: true, At: 3}},
 		},
 		{
-			name: "deltas win over the start input",
-			events: []string{msgStart,
+			Name: "deltas win over the start input",
+			Events: []string{msgStart,
 				`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_a","name":"f","input":{"q":"old"}}}`,
 				inputDelta(0, `{"q":"new"}`), stop(0), msgStop},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{"q":"new"}`, input: `{"q":"new"}`, complete: true, at: 3}},
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"q":"new"}`, Input: `{"q":"new"}`, Complete: true, At: 3}},
 		},
 		{
-			name:   "bad JSON in a closed block",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a": 1,`), inputDelta(0, ` oops}`), stop(0), msgDelta("tool_use"), msgStop},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{"a": 1, oops}`, at: 4,
-				errHas: "tool input is not valid JSON: invalid character 'o' looking for beginning of object key string (after 10 bytes of the input)"}},
-			stop: "tool_use",
+			Name:   "bad JSON in a closed block",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a": 1,`), inputDelta(0, ` oops}`), stop(0), msgDelta("tool_use"), msgStop},
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"a": 1, oops}`, At: 4,
+				ErrHas: "tool input is not valid JSON: invalid character 'o' looking for beginning of object key string (after 10 bytes of the input)"}},
+			Stop: "tool_use",
 		},
 		{
-			name:   "closed block cut short",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a": "b`), stop(0), msgStop},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{"a": "b`, at: 3,
-				errHas: "tool input is not valid JSON: unexpected end of JSON input"}},
+			Name:   "closed block cut short",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a": "b`), stop(0), msgStop},
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"a": "b`, At: 3,
+				ErrHas: "tool input is not valid JSON: unexpected end of JSON input"}},
 		},
 		{
-			name:   "input that is not an object",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `[1, 2]`), stop(0), msgStop},
-			calls:  []synthCall{{id: "toolu_a", name: "f", raw: `[1, 2]`, at: 3, errHas: "tool input is a JSON array, not an object"}},
+			Name:   "input that is not an object",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `[1, 2]`), stop(0), msgStop},
+			Calls:  []synthCall{{ID: "toolu_a", Name: "f", Raw: `[1, 2]`, At: 3, ErrHas: "tool input is a JSON array, not an object"}},
 		},
 		{
-			name:   "two values in one input",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{}{}`), stop(0), msgStop},
-			calls:  []synthCall{{id: "toolu_a", name: "f", raw: `{}{}`, at: 3, errHas: "not valid JSON"}},
+			Name:   "two values in one input",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{}{}`), stop(0), msgStop},
+			Calls:  []synthCall{{ID: "toolu_a", Name: "f", Raw: `{}{}`, At: 3, ErrHas: "not valid JSON"}},
 		},
 		{
-			name: "bad JSON in a data line stops parsing",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), `{"type":"content_block_delta",,}`, stop(0),
+			Name: "bad JSON in a data line stops parsing",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), `{"type":"content_block_delta",,}`, stop(0),
 				toolStart(1, "toolu_b", "g"), stop(1), msgStop},
-			calls:  []synthCall{{id: "toolu_a", name: "f", at: 2, errHas: "bad event data"}},
-			endErr: `bad event data at bytes`,
+			Calls:  []synthCall{{ID: "toolu_a", Name: "f", At: 2, ErrHas: "bad event data"}},
+			EndErr: `bad event data at bytes`,
 		},
 		{
-			name:   "content_block_start without index",
-			events: []string{msgStart, `{"type":"content_block_start","content_block":{"type":"tool_use","id":"toolu_a","name":"f","input":{}}}`, msgStop},
-			endErr: "content_block_start without index at bytes",
+			Name:   "content_block_start without index",
+			Events: []string{msgStart, `{"type":"content_block_start","content_block":{"type":"tool_use","id":"toolu_a","name":"f","input":{}}}`, msgStop},
+			EndErr: "content_block_start without index at bytes",
 		},
 		{
-			name:   "tool block with a field of the wrong type",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":7}}`, stop(0), msgStop},
-			calls:  []synthCall{{id: "toolu_a", name: "f", at: 2, errHas: "bad content_block_delta event"}},
-			endErr: "bad content_block_delta event at bytes",
+			Name:   "tool block with a field of the wrong type",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":7}}`, stop(0), msgStop},
+			Calls:  []synthCall{{ID: "toolu_a", Name: "f", At: 2, ErrHas: "bad content_block_delta event"}},
+			EndErr: "bad content_block_delta event at bytes",
 		},
 		{
-			name: "second content_block_start for an index",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a":1}`), toolStart(0, "toolu_b", "g"),
+			Name: "second content_block_start for an index",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a":1}`), toolStart(0, "toolu_b", "g"),
 				stop(0), msgStop},
-			calls:  []synthCall{{id: "toolu_a", name: "f", raw: `{"a":1}`, at: 3, errHas: "incomplete"}},
-			endErr: "second content_block_start for index 0",
+			Calls:  []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"a":1}`, At: 3, ErrHas: "incomplete"}},
+			EndErr: "second content_block_start for index 0",
 		},
 		{
-			name: "server_tool_use, text and unknown blocks are not calls",
-			events: []string{msgStart, textStart(0), textDelta(0, "hi"), inputDelta(0, `{"no":1}`), stop(0),
+			Name: "server_tool_use, text and unknown blocks are not calls",
+			Events: []string{msgStart, textStart(0), textDelta(0, "hi"), inputDelta(0, `{"no":1}`), stop(0),
 				`{"type":"content_block_start","index":1,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"x"}}}`,
 				stop(1),
 				`{"type":"content_block_start","index":2,"content_block":{"type":"mcp_thing","id":5,"name":{"odd":true}}}`,
 				`{"type":"content_block_delta","index":2,"delta":"strange"}`,
 				stop(2),
 				toolStart(3, "toolu_a", "f"), inputDelta(3, `{}`), stop(3), msgDelta("tool_use"), msgStop},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{}`, input: `{}`, complete: true, at: 12}},
-			stop:  "tool_use",
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 12}},
+			Stop:  "tool_use",
 		},
 		{
-			name: "pings, unknown events and fields, [DONE] and blank data are ignored",
-			events: []string{ping, msgStart, ": comment\n\n", `{"type":"future_event","index":"x","delta":[]}`,
+			Name: "pings, unknown events and fields, [DONE] and blank data are ignored",
+			Events: []string{ping, msgStart, ": comment\n\n", `{"type":"future_event","index":"x","delta":[]}`,
 				toolStart(0, "toolu_a", "f"), ping, "data:\n\n", "event: ping\n\n",
 				`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"k\":\"v\"}","extra":[1]},"more":{}}`,
 				`{"type":"content_block_delta","index":9,"delta":{"type":"input_json_delta","partial_json":"lost"}}`,
 				stop(0), stop(7), msgDelta("tool_use"), `[DONE]`, msgStop},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{"k":"v"}`, input: `{"k":"v"}`, complete: true, at: 10}},
-			stop:  "tool_use",
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"k":"v"}`, Input: `{"k":"v"}`, Complete: true, At: 10}},
+			Stop:  "tool_use",
 		},
 		{
-			name:   "message_stop with an open block and no stop_reason",
-			events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{`), msgStop},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{`, at: 3,
-				errHas: "tool call incomplete: the stream ended before the tool_use block was complete"}},
+			Name:   "message_stop with an open block and no stop_reason",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{`), msgStop},
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{`, At: 3,
+				ErrHas: "tool call incomplete: the stream ended before the tool_use block was complete"}},
 		},
 		{
-			name:   "error event with text data",
-			events: []string{msgStart, "event: error\ndata: upstream connect error\n\n"},
-			endErr: `error event at bytes 133-176: "upstream connect error"`,
+			Name:   "error event with text data",
+			Events: []string{msgStart, "event: error\ndata: upstream connect error\n\n"},
+			EndErr: `error event at bytes 133-176: "upstream connect error"`,
 		},
 		{
-			name:   "error payload without a type",
-			events: []string{msgStart, `{"error":{"message":"quota exceeded","code":429}}`},
-			endErr: "error event at bytes 133-190: quota exceeded",
+			Name:   "error payload without a type",
+			Events: []string{msgStart, `{"error":{"message":"quota exceeded","code":429}}`},
+			EndErr: "error event at bytes 133-190: quota exceeded",
 		},
 		{
-			name:   "error event without data",
-			events: []string{msgStart, "event: error\n\n"},
-			endErr: "error event with no data at bytes",
+			Name:   "error event without data",
+			Events: []string{msgStart, "event: error\n\n"},
+			EndErr: "error event with no data at bytes",
 		},
 		{
-			name: "gateway framing: CRLF and data without a space",
-			events: []string{"event: message_start\r\ndata:" + msgStart + "\r\n\r\n",
+			Name: "gateway framing: CRLF and data without a space",
+			Events: []string{"event: message_start\r\ndata:" + msgStart + "\r\n\r\n",
 				"data:" + toolStart(0, "toolu_a", "f") + "\r\n\r\n",
 				"data:" + inputDelta(0, `{"z":true}`) + "   \r\n\r\n",
 				"data:" + stop(0) + "\r\n\r\n",
 				"data:" + msgStop + "\r\n\r\n"},
-			calls: []synthCall{{id: "toolu_a", name: "f", raw: `{"z":true}`, input: `{"z":true}`, complete: true, at: 3}},
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"z":true}`, Input: `{"z":true}`, Complete: true, At: 3}},
 		},
 		{
-			name:   "nothing after message_stop is read",
-			events: []string{msgStart, msgStop, toolStart(0, "toolu_a", "f"), stop(0), "garbage"},
+			Name:   "nothing after message_stop is read",
+			Events: []string{msgStart, msgStop, toolStart(0, "toolu_a", "f"), stop(0), "garbage"},
 		},
 		{
-			name:   "empty input",
-			endErr: "stream ended before message_stop at byte 0",
+			Name:   "empty input",
+			EndErr: "stream ended before message_stop at byte 0",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			data, ends := frame(tt.events)
-			for _, feed := range []struct {
-				name string
-				r    io.Reader
-			}{
-				{"whole", bytes.NewReader(data)},
-				{"one byte", iotest.OneByteReader(bytes.NewReader(data))},
-			} {
-				res := parse(t, feed.r)
-				if len(res.Calls) != len(tt.calls) {
-					t.Fatalf("%s: got %d calls, want %d: %+v", feed.name, len(res.Calls), len(tt.calls), res.Calls)
-				}
-				for i, w := range tt.calls {
-					c := res.Calls[i]
-					wantAt := int64(len(data))
-					if w.at >= 0 {
-						wantAt = ends[w.at]
-					}
-					var wantInput json.RawMessage
-					if w.complete {
-						wantInput = json.RawMessage(w.input)
-					}
-					if c.ID != w.id || c.Name != w.name || c.RawInput != w.raw || c.Complete != w.complete ||
-						!bytes.Equal(c.Input, wantInput) || c.At != wantAt {
-						t.Errorf("%s: call %d = %+v (Input %s)\nwant ID %q Name %q RawInput %q Complete %v Input %s At %d",
-							feed.name, i, c, c.Input, w.id, w.name, w.raw, w.complete, wantInput, wantAt)
-					}
-					errHas := strings.ReplaceAll(w.errHas, "{len}", strconv.Itoa(len(data)))
-					if (errHas == "") != (c.Err == "") || !strings.Contains(c.Err, errHas) {
-						t.Errorf("%s: call %d Err = %q, want it to contain %q", feed.name, i, c.Err, errHas)
-					}
-				}
-				end := res.Ends[0]
-				if end.StopReason != tt.stop {
-					t.Errorf("%s: StopReason = %q, want %q", feed.name, end.StopReason, tt.stop)
-				}
-				endErr := strings.ReplaceAll(tt.endErr, "{len}", strconv.Itoa(len(data)))
-				if (endErr == "") != (end.Err == "") || !strings.Contains(end.Err, endErr) {
-					t.Errorf("%s: End.Err = %q, want it to contain %q", feed.name, end.Err, endErr)
-				}
-			}
-		})
-	}
+	streamtest.RunCases(t, parse, frame, tests, streamtest.CaseOpts{})
 }
 
 func TestBadDataOffsets(t *testing.T) {
@@ -362,19 +300,8 @@ func TestContextCancelled(t *testing.T) {
 }
 
 func TestReadError(t *testing.T) {
-	data, ends := frame([]string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a":`)})
-	errConn := errors.New("connection reset")
-	r := io.MultiReader(bytes.NewReader(data), iotest.ErrReader(errConn))
-	var res result
-	err := New().Parse(context.Background(), r, &res)
-	if !errors.Is(err, errConn) {
-		t.Fatalf("Parse = %v, want it to wrap %v", err, errConn)
-	}
-	checkContract(t, &res)
-	want := fmt.Sprintf("read error after byte %d: connection reset", ends[2])
-	if res.Ends[0].Err != want {
-		t.Errorf("End.Err = %q, want %q", res.Ends[0].Err, want)
-	}
+	data, _ := frame([]string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a":`)})
+	res, want := streamtest.CheckReadError(t, New(), data, contract)
 	if len(res.Calls) != 1 || res.Calls[0].Complete || !strings.Contains(res.Calls[0].Err, want) {
 		t.Errorf("calls = %+v, want one incomplete call citing the read error", res.Calls)
 	}

@@ -2,12 +2,12 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // benchStream builds a realistic stream of about 1 MB with CRLF framing as
@@ -41,47 +41,13 @@ func benchStream() []byte {
 }
 
 func BenchmarkParse(b *testing.B) {
-	data := benchStream()
-	var calls int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(_ context.Context, c modelstream.Call) error {
-			if !c.Complete {
-				return fmt.Errorf("call %d incomplete: %s", c.Seq, c.Err)
-			}
-			calls++
-			return nil
-		},
-	}
-	p := New()
-	ctx := context.Background()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := p.Parse(ctx, bytes.NewReader(data), h); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if calls == 0 {
-		b.Fatal("no calls parsed")
-	}
+	streamtest.BenchParse(b, New(), benchStream())
 }
 
 // BenchmarkParseFixtures parses the real captures, small as they are, to
 // show the per-stream overhead next to BenchmarkParse's bulk figure.
 func BenchmarkParseFixtures(b *testing.B) {
-	for _, fx := range fixtures {
-		b.Run(strings.TrimPrefix(fx.file, "gemini_"), func(b *testing.B) {
-			data := loadFixture(b, fx.file)
-			h := modelstream.HandlerFuncs{}
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := New().Parse(context.Background(), bytes.NewReader(data), h); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	streamtest.BenchFixtures(b, func() modelstream.Parser { return New() }, fixtureDir, "gemini_", fixtures, fixtureFile)
 }
 
 // TestBenchStream keeps the benchmark honest: its stream must parse to 124
@@ -89,13 +55,9 @@ func BenchmarkParseFixtures(b *testing.B) {
 func TestBenchStream(t *testing.T) {
 	data := benchStream()
 	res := parse(t, bytes.NewReader(data))
-	if len(res.Calls) != 124 || res.Ends[0].Err != "" {
-		t.Fatalf("got %d calls and End %+v, want 124 and no error", len(res.Calls), res.Ends[0])
-	}
-	for _, c := range res.Calls {
-		if !c.Complete {
-			t.Fatalf("call %d incomplete: %s", c.Seq, c.Err)
-		}
+	streamtest.CheckBenchStream(t, res, 124)
+	if res.Ends[0].Err != "" {
+		t.Fatalf("End %+v, want no error", res.Ends[0])
 	}
 	last := res.Calls[len(res.Calls)-1]
 	if !bytes.Contains(last.Input, []byte(`line 1499: fmt.Println(\"héllo\")\n","mode":420}`)) {

@@ -2,17 +2,12 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toolwire/toolwire/modelstream"
 	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
-	"github.com/toolwire/toolwire/modelstream/sse"
 )
 
 // wantCall is what a fixture's call must be. At is checked against the
@@ -25,11 +20,15 @@ type wantCall struct {
 	nth                  int
 }
 
-var fixtures = []struct {
+type fixture struct {
 	file  string
 	calls []wantCall
 	end   modelstream.End
-}{
+}
+
+func fixtureFile(fx fixture) string { return fx.file }
+
+var fixtures = []fixture{
 	{
 		file: "gemini3_function_call_with_id.sse",
 		calls: []wantCall{{
@@ -89,105 +88,81 @@ func eventEnd(t testing.TB, data []byte, marker string, nth int) int64 {
 }
 
 func TestFixtures(t *testing.T) {
-	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			data := loadFixture(t, fx.file)
-			res := parse(t, bytes.NewReader(data))
-			if len(res.Calls) != len(fx.calls) {
-				t.Fatalf("got %d calls, want %d: %+v", len(res.Calls), len(fx.calls), res.Calls)
+	streamtest.EachFixture(t, fixtureDir, fixtures, fixtureFile, func(t *testing.T, fx fixture, data []byte) {
+		res := parse(t, bytes.NewReader(data))
+		if len(res.Calls) != len(fx.calls) {
+			t.Fatalf("got %d calls, want %d: %+v", len(res.Calls), len(fx.calls), res.Calls)
+		}
+		for i, w := range fx.calls {
+			c := res.Calls[i]
+			if c.Name != w.name || c.RawInput != w.raw || !c.Complete || string(c.Input) != w.input {
+				t.Errorf("call %d = {Name %q RawInput %q Complete %v Input %s Err %q}, want {%q %q true %s}",
+					i, c.Name, c.RawInput, c.Complete, c.Input, c.Err, w.name, w.raw, w.input)
 			}
-			for i, w := range fx.calls {
-				c := res.Calls[i]
-				if c.Name != w.name || c.RawInput != w.raw || !c.Complete || string(c.Input) != w.input {
-					t.Errorf("call %d = {Name %q RawInput %q Complete %v Input %s Err %q}, want {%q %q true %s}",
-						i, c.Name, c.RawInput, c.Complete, c.Input, c.Err, w.name, w.raw, w.input)
+			wantID := w.id
+			if wantID == "" {
+				wantID = fmt.Sprintf("call_gemini_%d_", i)
+				if !strings.HasPrefix(c.ID, wantID) || len(c.ID) != len(wantID)+24 {
+					t.Errorf("call %d ID = %q, want a synthesized %s<24 hex digits>", i, c.ID, wantID)
 				}
-				wantID := w.id
-				if wantID == "" {
-					wantID = fmt.Sprintf("call_gemini_%d_", i)
-					if !strings.HasPrefix(c.ID, wantID) || len(c.ID) != len(wantID)+24 {
-						t.Errorf("call %d ID = %q, want a synthesized %s<24 hex digits>", i, c.ID, wantID)
-					}
-				} else if c.ID != wantID {
-					t.Errorf("call %d ID = %q, want %q", i, c.ID, wantID)
-				}
-				if strings.Contains(string(c.Input)+c.RawInput, "thoughtSignature") {
-					t.Errorf("call %d carries the thoughtSignature in its input: %s", i, c.Input)
-				}
-				if wantAt := eventEnd(t, data, w.marker, w.nth); c.At != wantAt {
-					t.Errorf("call %d At = %d, want %d (just past %q)", i, c.At, wantAt, tail(data[:wantAt]))
-				}
+			} else if c.ID != wantID {
+				t.Errorf("call %d ID = %q, want %q", i, c.ID, wantID)
 			}
-			if res.Ends[0] != fx.end {
-				t.Errorf("End = %+v, want %+v", res.Ends[0], fx.end)
+			if strings.Contains(string(c.Input)+c.RawInput, "thoughtSignature") {
+				t.Errorf("call %d carries the thoughtSignature in its input: %s", i, c.Input)
 			}
-			// Parallel calls have ids of their own.
-			seen := map[string]bool{}
-			for _, c := range res.Calls {
-				if seen[c.ID] {
-					t.Errorf("id %q given to two calls", c.ID)
-				}
-				seen[c.ID] = true
+			if wantAt := eventEnd(t, data, w.marker, w.nth); c.At != wantAt {
+				t.Errorf("call %d At = %d, want %d (just past %q)", i, c.At, wantAt, streamtest.Tail(data[:wantAt]))
 			}
-		})
-	}
-}
-
-func tail(b []byte) string {
-	const n = 60
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
+		}
+		if res.Ends[0] != fx.end {
+			t.Errorf("End = %+v, want %+v", res.Ends[0], fx.end)
+		}
+		// Parallel calls have ids of their own.
+		seen := map[string]bool{}
+		for _, c := range res.Calls {
+			if seen[c.ID] {
+				t.Errorf("id %q given to two calls", c.ID)
+			}
+			seen[c.ID] = true
+		}
+	})
 }
 
 // TestFixturesRechunked feeds every fixture cut at every byte boundary, one
 // byte at a time and in random sizes: the results must not change.
 func TestFixturesRechunked(t *testing.T) {
-	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			data := loadFixture(t, fx.file)
-			want := parse(t, bytes.NewReader(data))
-			check := func(how string, r io.Reader) {
-				t.Helper()
-				if got := parse(t, r); !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s:\n got %+v\nwant %+v", how, got, want)
-				}
-			}
-			streamtest.Rechunk(data, streamtest.Feeds{Seed: 11, Rounds: 50, MaxRead: 64}, check)
-		})
-	}
+	streamtest.EachFixture(t, fixtureDir, fixtures, fixtureFile, func(t *testing.T, _ fixture, data []byte) {
+		streamtest.CheckRechunked(t, parse, data, streamtest.Feeds{Seed: 11, Rounds: 50, MaxRead: 64})
+	})
 }
 
 // TestFixturesReframed reads the fixtures with other line ends: CRLF for
 // the LF ones and LF for the CRLF ones. The calls must not change, and their
 // offsets must follow the new framing.
 func TestFixturesReframed(t *testing.T) {
-	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			data := loadFixture(t, fx.file)
-			var other []byte
-			if bytes.Contains(data, []byte("\r\n")) {
-				other = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-			} else {
-				other = bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+	streamtest.EachFixture(t, fixtureDir, fixtures, fixtureFile, func(t *testing.T, fx fixture, data []byte) {
+		var other []byte
+		if bytes.Contains(data, []byte("\r\n")) {
+			other = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+		} else {
+			other = bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+		}
+		want := parse(t, bytes.NewReader(data))
+		got := parse(t, bytes.NewReader(other))
+		if len(got.Calls) != len(want.Calls) || got.Ends[0] != want.Ends[0] {
+			t.Fatalf("reframed: %+v, want %+v", got, want)
+		}
+		for i, c := range got.Calls {
+			w := want.Calls[i]
+			if c.ID != w.ID || c.Name != w.Name || string(c.Input) != string(w.Input) || c.Complete != w.Complete {
+				t.Errorf("call %d reframed = %+v, want %+v", i, c, w)
 			}
-			want := parse(t, bytes.NewReader(data))
-			got := parse(t, bytes.NewReader(other))
-			if len(got.Calls) != len(want.Calls) || got.Ends[0] != want.Ends[0] {
-				t.Fatalf("reframed: %+v, want %+v", got, want)
+			if wantAt := eventEnd(t, other, fx.calls[i].marker, fx.calls[i].nth); c.At != wantAt {
+				t.Errorf("call %d reframed At = %d, want %d", i, c.At, wantAt)
 			}
-			for i, c := range got.Calls {
-				w := want.Calls[i]
-				if c.ID != w.ID || c.Name != w.Name || string(c.Input) != string(w.Input) || c.Complete != w.Complete {
-					t.Errorf("call %d reframed = %+v, want %+v", i, c, w)
-				}
-				if wantAt := eventEnd(t, other, fx.calls[i].marker, fx.calls[i].nth); c.At != wantAt {
-					t.Errorf("call %d reframed At = %d, want %d", i, c.At, wantAt)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestCallReportedBeforeNextEvent paces the Vertex fixture event by event
@@ -196,39 +171,15 @@ func TestFixturesReframed(t *testing.T) {
 // more input.
 func TestCallReportedBeforeNextEvent(t *testing.T) {
 	data := loadFixture(t, "gemini_vertex_streamed_args.chunks.jsonl")
-	pr, pw := io.Pipe()
-	calls := make(chan modelstream.Call, 8)
-	h := modelstream.HandlerFuncs{
-		OnCall: func(_ context.Context, c modelstream.Call) error { calls <- c; return nil },
-	}
-	done := make(chan error, 1)
-	go func() { done <- New().Parse(context.Background(), pr, h) }()
-
-	var off int64
-	var got int
-	for _, chunk := range sse.Split(data) {
-		if _, err := pw.Write(chunk); err != nil {
-			t.Fatal(err)
-		}
-		off += int64(len(chunk))
-		if !bytes.Contains(chunk, []byte(`"functionCall":{}`)) && !bytes.Contains(chunk, []byte(`"name":"read_theme"`)) {
-			continue
-		}
-		select {
-		case c := <-calls:
-			got++
-			if c.At != off || !c.Complete {
-				t.Errorf("call %d At = %d Complete %v, want At %d and complete", c.Seq, c.At, c.Complete, off)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no call reported after the event ending at byte %d", off)
+	got, _ := streamtest.CheckPaced(t, New(), data, func(ev []byte) bool {
+		return bytes.Contains(ev, []byte(`"functionCall":{}`)) || bytes.Contains(ev, []byte(`"name":"read_theme"`))
+	})
+	for _, c := range got {
+		if !c.Complete {
+			t.Errorf("call %d reported incomplete while pacing: %s", c.Seq, c.Err)
 		}
 	}
-	pw.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if got != 4 {
-		t.Errorf("got %d calls while pacing, want 4", got)
+	if len(got) != 4 {
+		t.Errorf("got %d calls while pacing, want 4", len(got))
 	}
 }

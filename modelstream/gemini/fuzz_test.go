@@ -3,20 +3,14 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"testing/iotest"
+
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 func FuzzParse(f *testing.F) {
-	if names, err := filepath.Glob(filepath.Join(fixtureDir, "gemini*")); err == nil {
-		for _, name := range names {
-			f.Add(loadFixture(f, filepath.Base(name)))
-		}
-	}
+	streamtest.AddFixtureSeeds(f, fixtureDir, "gemini*")
 	for _, events := range [][]string{
 		{chunk(opener("f")), partial(true, pstr("$.a[0].b", "x", true)), partial(false, pstr("$.a[0].b", "y", false)), stop},
 		{chunk(call("f", `{"a":1}`), call("g", "")), overload},
@@ -27,29 +21,12 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		want := parse(t, bytes.NewReader(data))
-		for _, c := range want.Calls {
-			if c.At < 0 || c.At > int64(len(data)) {
-				t.Fatalf("call %d At %d outside the input of %d bytes", c.Seq, c.At, len(data))
-			}
-			if c.Complete {
-				var obj map[string]any
-				if err := json.Unmarshal(c.Input, &obj); err != nil || obj == nil {
-					t.Fatalf("complete call %d has Input %q that is not a JSON object: %v", c.Seq, c.Input, err)
-				}
-				if c.Name == "" {
-					t.Fatalf("complete call %d has no name", c.Seq)
-				}
-			}
-			if !c.Complete && !strings.HasPrefix(c.Err, "tool call") {
-				t.Fatalf("incomplete call %d has Err %q", c.Seq, c.Err)
-			}
-		}
-		if got := parse(t, iotest.OneByteReader(bytes.NewReader(data))); !reflect.DeepEqual(got, want) {
-			t.Fatalf("one byte at a time:\n got %+v\nwant %+v", got, want)
-		}
+		streamtest.CheckFuzzInput(t, parse, data, fuzzChecks)
 	})
 }
+
+// fuzzChecks are this format's checks of any input.
+var fuzzChecks = streamtest.FuzzChecks{Named: true, ErrOK: func(err string) bool { return strings.HasPrefix(err, "tool call") }}
 
 // FuzzPartialArgs applies paths and values from the fuzzer to one tree: it
 // must never panic, and what it renders must be valid JSON.
@@ -79,11 +56,5 @@ func FuzzPartialArgs(f *testing.F) {
 
 // TestFuzzSeedsExist makes sure the fuzz seeds are not silently empty.
 func TestFuzzSeedsExist(t *testing.T) {
-	names, err := filepath.Glob(filepath.Join(fixtureDir, "gemini*"))
-	if err != nil || len(names) == 0 {
-		if _, statErr := os.Stat(fixtureDir); statErr != nil {
-			t.Skipf("fixtures folder %s not found: %v", fixtureDir, statErr)
-		}
-		t.Fatalf("no gemini fixtures in %s (err %v)", fixtureDir, err)
-	}
+	streamtest.CheckFuzzSeedsExist(t, fixtureDir, "gemini*", "gemini")
 }

@@ -2,15 +2,10 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
@@ -74,65 +69,50 @@ var stop = finish("STOP")
 
 // synthCall is an expected call; at is the position in the case's event
 // list of the event that completes or ends it, -1 for the end of the input.
-type synthCall struct {
-	// id "" wants a synthesized id.
-	id, name   string
-	input, raw string
-	complete   bool
-	errHas     string
-	at         int
-}
+type synthCall = streamtest.WantCall
 
 func TestSynthetic(t *testing.T) {
-	tests := []struct {
-		name   string
-		events []string
-		calls  []synthCall
-		stop   string
-		// endErr must be contained in End.Err; "" wants no error. {len} is
-		// replaced by the input length, {N} by the end of event N.
-		endErr string
-	}{
+	tests := []streamtest.Case{
 		{
-			name:   "parallel calls across chunks and in one chunk",
-			events: []string{chunk(text), chunk(call("f", `{"a": 1}`)), chunk(call("g", ""), text, call("h", `{"b": [1, 2], "c": {"d": null}}`)), stop},
-			calls: []synthCall{
-				{name: "f", input: `{"a":1}`, raw: `{"a": 1}`, complete: true, at: 1},
-				{name: "g", input: `{}`, complete: true, at: 2},
-				{name: "h", input: `{"b":[1,2],"c":{"d":null}}`, raw: `{"b": [1, 2], "c": {"d": null}}`, complete: true, at: 2},
+			Name:   "parallel calls across chunks and in one chunk",
+			Events: []string{chunk(text), chunk(call("f", `{"a": 1}`)), chunk(call("g", ""), text, call("h", `{"b": [1, 2], "c": {"d": null}}`)), stop},
+			Calls: []synthCall{
+				{Name: "f", Input: `{"a":1}`, Raw: `{"a": 1}`, Complete: true, At: 1},
+				{Name: "g", Input: `{}`, Complete: true, At: 2},
+				{Name: "h", Input: `{"b":[1,2],"c":{"d":null}}`, Raw: `{"b": [1, 2], "c": {"d": null}}`, Complete: true, At: 2},
 			},
-			stop: "STOP",
+			Stop: "STOP",
 		},
 		{
-			name:   "args omitted or null is the empty object",
-			events: []string{chunk(call("f", "")), chunk(call("g", "null")), stop},
-			calls: []synthCall{
-				{name: "f", input: `{}`, complete: true, at: 0},
-				{name: "g", input: `{}`, raw: `null`, complete: true, at: 1},
+			Name:   "args omitted or null is the empty object",
+			Events: []string{chunk(call("f", "")), chunk(call("g", "null")), stop},
+			Calls: []synthCall{
+				{Name: "f", Input: `{}`, Complete: true, At: 0},
+				{Name: "g", Input: `{}`, Raw: `null`, Complete: true, At: 1},
 			},
-			stop: "STOP",
+			Stop: "STOP",
 		},
 		{
-			name:   "the provider's id is kept",
-			events: []string{chunk(callID("fc_1", "f", `{"x":"y"}`), callID("fc_2", "f", `{}`)), stop},
-			calls: []synthCall{
-				{id: "fc_1", name: "f", input: `{"x":"y"}`, raw: `{"x":"y"}`, complete: true, at: 0},
-				{id: "fc_2", name: "f", input: `{}`, raw: `{}`, complete: true, at: 0},
+			Name:   "the provider's id is kept",
+			Events: []string{chunk(callID("fc_1", "f", `{"x":"y"}`), callID("fc_2", "f", `{}`)), stop},
+			Calls: []synthCall{
+				{ID: "fc_1", Name: "f", Input: `{"x":"y"}`, Raw: `{"x":"y"}`, Complete: true, At: 0},
+				{ID: "fc_2", Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 0},
 			},
-			stop: "STOP",
+			Stop: "STOP",
 		},
 		{
-			name:   "args that are not an object",
-			events: []string{chunk(call("f", `[1]`), call("g", `"s"`)), stop},
-			calls: []synthCall{
-				{name: "f", raw: `[1]`, errHas: "tool call args is a JSON array, not an object", at: 0},
-				{name: "g", raw: `"s"`, errHas: "tool call args is a JSON string, not an object", at: 0},
+			Name:   "args that are not an object",
+			Events: []string{chunk(call("f", `[1]`), call("g", `"s"`)), stop},
+			Calls: []synthCall{
+				{Name: "f", Raw: `[1]`, ErrHas: "tool call args is a JSON array, not an object", At: 0},
+				{Name: "g", Raw: `"s"`, ErrHas: "tool call args is a JSON string, not an object", At: 0},
 			},
-			stop: "STOP",
+			Stop: "STOP",
 		},
 		{
-			name: "streamed args: nested objects, arrays, strings going on, other types",
-			events: []string{
+			Name: "streamed args: nested objects, arrays, strings going on, other types",
+			Events: []string{
 				chunk(opener("cook")),
 				partial(true, pstr("$.recipe.name", "Lasa", true)),
 				partial(true, pstr("$.recipe.name", "gna", false)),
@@ -147,282 +127,227 @@ func TestSynthetic(t *testing.T) {
 				chunk(closer),
 				stop,
 			},
-			calls: []synthCall{{
-				name:     "cook",
-				input:    `{"recipe":{"name":"Lasagna","servings":4,"ingredients":[{"name":"noodles","amount":"16 oz"},{"name":"beef mince"}]},"vegan":false,"notes":null,"odd key":{"x":"y\"\n"},"n":1.5,"z":null}`,
-				raw:      `{"recipe":{"name":"Lasagna","servings":4,"ingredients":[{"name":"noodles","amount":"16 oz"},{"name":"beef mince"}]},"vegan":false,"notes":null,"odd key":{"x":"y\"\n"},"n":1.5,"z":null}`,
-				complete: true, at: 11,
+			Calls: []synthCall{{
+				Name:     "cook",
+				Input:    `{"recipe":{"name":"Lasagna","servings":4,"ingredients":[{"name":"noodles","amount":"16 oz"},{"name":"beef mince"}]},"vegan":false,"notes":null,"odd key":{"x":"y\"\n"},"n":1.5,"z":null}`,
+				Raw:      `{"recipe":{"name":"Lasagna","servings":4,"ingredients":[{"name":"noodles","amount":"16 oz"},{"name":"beef mince"}]},"vegan":false,"notes":null,"odd key":{"x":"y\"\n"},"n":1.5,"z":null}`,
+				Complete: true, At: 11,
 			}},
-			stop: "STOP",
+			Stop: "STOP",
 		},
 		{
-			name: "a string without willContinue is replaced, not continued",
-			events: []string{chunk(opener("f")),
+			Name: "a string without willContinue is replaced, not continued",
+			Events: []string{chunk(opener("f")),
 				partial(true, pstr("$.s", "ab", false)), partial(true, pstr("$.s", "cd", false)),
 				partial(true, pstr("$.t", "ab", true), pstr("$.u", "1", false), pstr("$.t", "cd", true)), partial(true, pstr("$.t", "", false)),
 				chunk(closer), stop},
-			calls: []synthCall{{name: "f", input: `{"s":"cd","t":"abcd","u":"1"}`, raw: `{"s":"cd","t":"abcd","u":"1"}`, complete: true, at: 5}},
-			stop:  "STOP",
+			Calls: []synthCall{{Name: "f", Input: `{"s":"cd","t":"abcd","u":"1"}`, Raw: `{"s":"cd","t":"abcd","u":"1"}`, Complete: true, At: 5}},
+			Stop:  "STOP",
 		},
 		{
-			name: "the last partialArgs part without willContinue ends the call (vercel/ai#14358)",
-			events: []string{chunk(opener("write")),
+			Name: "the last partialArgs part without willContinue ends the call (vercel/ai#14358)",
+			Events: []string{chunk(opener("write")),
 				partial(true, pstr("$.ops[0].a", "add", true)), partial(true, pstr("$.ops[0].a", "", false)),
 				partial(false, pval("$.ops[0].price", "numberValue", "0.5")), stop},
-			calls: []synthCall{{name: "write", input: `{"ops":[{"a":"add","price":0.5}]}`, raw: `{"ops":[{"a":"add","price":0.5}]}`, complete: true, at: 3}},
-			stop:  "STOP",
+			Calls: []synthCall{{Name: "write", Input: `{"ops":[{"a":"add","price":0.5}]}`, Raw: `{"ops":[{"a":"add","price":0.5}]}`, Complete: true, At: 3}},
+			Stop:  "STOP",
 		},
 		{
-			name:   "a missing closing part: the call completes at finishReason STOP (vercel/ai#15438)",
-			events: []string{chunk(opener("f")), partial(true, pstr("$.q", "x", false)), stop},
-			calls:  []synthCall{{name: "f", input: `{"q":"x"}`, raw: `{"q":"x"}`, complete: true, at: 2}},
-			stop:   "STOP",
+			Name:   "a missing closing part: the call completes at finishReason STOP (vercel/ai#15438)",
+			Events: []string{chunk(opener("f")), partial(true, pstr("$.q", "x", false)), stop},
+			Calls:  []synthCall{{Name: "f", Input: `{"q":"x"}`, Raw: `{"q":"x"}`, Complete: true, At: 2}},
+			Stop:   "STOP",
 		},
 		{
-			name:   "an open call cut off by MAX_TOKENS",
-			events: []string{chunk(opener("f")), partial(true, pstr("$.q", "x", true)), finish("MAX_TOKENS")},
-			calls: []synthCall{{name: "f", raw: `{"q":"x"}`, at: 2,
-				errHas: "tool call incomplete: the stream ended before the streamed functionCall was complete (finishReason MAX_TOKENS)"}},
-			stop: "MAX_TOKENS",
+			Name:   "an open call cut off by MAX_TOKENS",
+			Events: []string{chunk(opener("f")), partial(true, pstr("$.q", "x", true)), finish("MAX_TOKENS")},
+			Calls: []synthCall{{Name: "f", Raw: `{"q":"x"}`, At: 2,
+				ErrHas: "tool call incomplete: the stream ended before the streamed functionCall was complete (finishReason MAX_TOKENS)"}},
+			Stop: "MAX_TOKENS",
 		},
 		{
-			name:   "EOF before finishReason",
-			events: []string{chunk(call("f", `{}`)), chunk(opener("g")), partial(true, pstr("$.q", "x", true))},
-			calls: []synthCall{
-				{name: "f", input: `{}`, raw: `{}`, complete: true, at: 0},
-				{name: "g", raw: `{"q":"x"}`, at: -1, errHas: "(stream ended before a finishReason at byte {len})"},
+			Name:   "EOF before finishReason",
+			Events: []string{chunk(call("f", `{}`)), chunk(opener("g")), partial(true, pstr("$.q", "x", true))},
+			Calls: []synthCall{
+				{Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 0},
+				{Name: "g", Raw: `{"q":"x"}`, At: -1, ErrHas: "(stream ended before a finishReason at byte {len})"},
 			},
-			endErr: "stream ended before a finishReason at byte {len}",
+			EndErr: "stream ended before a finishReason at byte {len}",
 		},
 		{
-			name:   "EOF inside a call opened after finishReason",
-			events: []string{stop, chunk(opener("f"))},
-			calls:  []synthCall{{name: "f", raw: `{}`, at: -1, errHas: "finishReason STOP; stream ended inside a streamed functionCall at byte {len}"}},
-			stop:   "STOP",
-			endErr: "stream ended inside a streamed functionCall at byte {len}",
+			Name:   "EOF inside a call opened after finishReason",
+			Events: []string{stop, chunk(opener("f"))},
+			Calls:  []synthCall{{Name: "f", Raw: `{}`, At: -1, ErrHas: "finishReason STOP; stream ended inside a streamed functionCall at byte {len}"}},
+			Stop:   "STOP",
+			EndErr: "stream ended inside a streamed functionCall at byte {len}",
 		},
 		{
-			name:   "error chunk after HTTP 200",
-			events: []string{chunk(call("f", `{}`)), chunk(opener("g")), overload, chunk(call("h", `{}`)), stop},
-			calls: []synthCall{
-				{name: "f", input: `{}`, raw: `{}`, complete: true, at: 0},
-				{name: "g", raw: `{}`, at: 2, errHas: "(error chunk at bytes {1}-{2}: 503 UNAVAILABLE: The model is overloaded. Please try again later.)"},
+			Name:   "error chunk after HTTP 200",
+			Events: []string{chunk(call("f", `{}`)), chunk(opener("g")), overload, chunk(call("h", `{}`)), stop},
+			Calls: []synthCall{
+				{Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 0},
+				{Name: "g", Raw: `{}`, At: 2, ErrHas: "(error chunk at bytes {1}-{2}: 503 UNAVAILABLE: The model is overloaded. Please try again later.)"},
 			},
-			endErr: "error chunk at bytes {1}-{2}: 503 UNAVAILABLE: The model is overloaded. Please try again later.",
+			EndErr: "error chunk at bytes {1}-{2}: 503 UNAVAILABLE: The model is overloaded. Please try again later.",
 		},
 		{
-			name:   "error chunk whose error is a string",
-			events: []string{chunk(text), `{"error":"quota exceeded"}`},
-			endErr: "error chunk at bytes {0}-{1}: quota exceeded",
+			Name:   "error chunk whose error is a string",
+			Events: []string{chunk(text), `{"error":"quota exceeded"}`},
+			EndErr: "error chunk at bytes {0}-{1}: quota exceeded",
 		},
 		{
-			name:   "raw JSON error body after the last event",
-			events: []string{chunk(call("f", `{}`)), "raw:" + `{"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}` + "\n"},
-			calls:  []synthCall{{name: "f", input: `{}`, raw: `{}`, complete: true, at: 0}},
-			endErr: "non-SSE data after the last event, at bytes {0}-{len}: 500 INTERNAL: Internal error encountered.",
+			Name:   "raw JSON error body after the last event",
+			Events: []string{chunk(call("f", `{}`)), "raw:" + `{"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}` + "\n"},
+			Calls:  []synthCall{{Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 0}},
+			EndErr: "non-SSE data after the last event, at bytes {0}-{len}: 500 INTERNAL: Internal error encountered.",
 		},
 		{
-			name: "pretty-printed error array after a finished stream",
-			events: []string{chunk(call("f", `{}`)), stop,
+			Name: "pretty-printed error array after a finished stream",
+			Events: []string{chunk(call("f", `{}`)), stop,
 				"raw:[{\r\n  \"error\": {\r\n    \"code\": 429,\r\n    \"message\": \"Resource exhausted.\",\r\n    \"status\": \"RESOURCE_EXHAUSTED\"\r\n  }\r\n}\r\n]"},
-			calls:  []synthCall{{name: "f", input: `{}`, raw: `{}`, complete: true, at: 0}},
-			stop:   "STOP",
-			endErr: "non-SSE data after the last event, at bytes {1}-{len}: 429 RESOURCE_EXHAUSTED: Resource exhausted.",
+			Calls:  []synthCall{{Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 0}},
+			Stop:   "STOP",
+			EndErr: "non-SSE data after the last event, at bytes {1}-{len}: 429 RESOURCE_EXHAUSTED: Resource exhausted.",
 		},
 		{
-			name:   "error body glued to the last event without a blank line",
-			events: []string{chunk(call("f", `{}`)), "data: " + stop + "\r\n" + `{"error":{"code":503,"status":"UNAVAILABLE","message":"Try later."}}`},
-			calls:  []synthCall{{name: "f", input: `{}`, raw: `{}`, complete: true, at: 0}},
-			stop:   "STOP",
-			endErr: "non-SSE data after the last event, at bytes ",
+			Name:   "error body glued to the last event without a blank line",
+			Events: []string{chunk(call("f", `{}`)), "data: " + stop + "\r\n" + `{"error":{"code":503,"status":"UNAVAILABLE","message":"Try later."}}`},
+			Calls:  []synthCall{{Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 0}},
+			Stop:   "STOP",
+			EndErr: "non-SSE data after the last event, at bytes ",
 		},
 		{
-			name:   "text that is not JSON after the last event",
-			events: []string{stop, "raw:upstream request timeout"},
-			stop:   "STOP",
-			endErr: `non-SSE data after the last event, at bytes {0}-{len}: "upstream request timeout"`,
+			Name:   "text that is not JSON after the last event",
+			Events: []string{stop, "raw:upstream request timeout"},
+			Stop:   "STOP",
+			EndErr: `non-SSE data after the last event, at bytes {0}-{len}: "upstream request timeout"`,
 		},
 		{
-			name:   "comments and blank lines after the last event are no tail",
-			events: []string{stop, ": keepalive\n\n", "raw:\r\n\n: bye\n"},
-			stop:   "STOP",
+			Name:   "comments and blank lines after the last event are no tail",
+			Events: []string{stop, ": keepalive\n\n", "raw:\r\n\n: bye\n"},
+			Stop:   "STOP",
 		},
 		{
-			name:   "chunks without content",
-			events: []string{`{"candidates":[{"index":0}]}`, `{"usageMetadata":{"promptTokenCount":1}}`, chunk(call("f", `{}`)), `{"candidates":[{"finishReason":"STOP"}]}`},
-			calls:  []synthCall{{name: "f", input: `{}`, raw: `{}`, complete: true, at: 2}},
-			stop:   "STOP",
+			Name:   "chunks without content",
+			Events: []string{`{"candidates":[{"index":0}]}`, `{"usageMetadata":{"promptTokenCount":1}}`, chunk(call("f", `{}`)), `{"candidates":[{"finishReason":"STOP"}]}`},
+			Calls:  []synthCall{{Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 2}},
+			Stop:   "STOP",
 		},
 		{
-			name:   "bad chunk data stops parsing",
-			events: []string{chunk(call("f", `{}`)), `{"candidates":[`, chunk(call("g", `{}`)), stop},
-			calls:  []synthCall{{name: "f", input: `{}`, raw: `{}`, complete: true, at: 0}},
-			endErr: "bad chunk data at bytes {0}-{1}: unexpected end of JSON input",
+			Name:   "bad chunk data stops parsing",
+			Events: []string{chunk(call("f", `{}`)), `{"candidates":[`, chunk(call("g", `{}`)), stop},
+			Calls:  []synthCall{{Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 0}},
+			EndErr: "bad chunk data at bytes {0}-{1}: unexpected end of JSON input",
 		},
 		{
-			name:   "a field of the wrong type is bad chunk data",
-			events: []string{chunk(`{"functionCall":{"name":7}}`), stop},
-			endErr: "bad chunk data at bytes 0-{0}: json: cannot unmarshal number",
+			Name:   "a field of the wrong type is bad chunk data",
+			Events: []string{chunk(`{"functionCall":{"name":7}}`), stop},
+			EndErr: "bad chunk data at bytes 0-{0}: json: cannot unmarshal number",
 		},
 		{
-			name:   "a new call while a streamed one is open",
-			events: []string{chunk(opener("f")), partial(true, pstr("$.a", "x", false)), chunk(call("g", `{}`)), stop},
-			calls: []synthCall{
-				{name: "f", raw: `{"a":"x"}`, at: 2, errHas: "a new functionCall began at bytes {1}-{2} before its last part"},
-				{name: "g", input: `{}`, raw: `{}`, complete: true, at: 2},
+			Name:   "a new call while a streamed one is open",
+			Events: []string{chunk(opener("f")), partial(true, pstr("$.a", "x", false)), chunk(call("g", `{}`)), stop},
+			Calls: []synthCall{
+				{Name: "f", Raw: `{"a":"x"}`, At: 2, ErrHas: "a new functionCall began at bytes {1}-{2} before its last part"},
+				{Name: "g", Input: `{}`, Raw: `{}`, Complete: true, At: 2},
 			},
-			stop: "STOP",
+			Stop: "STOP",
 		},
 		{
-			name:   "partialArgs with no call open",
-			events: []string{partial(false, pstr("$.a", "x", false)), stop},
-			calls:  []synthCall{{raw: `{"a":"x"}`, at: 0, errHas: "tool call has no name"}},
-			stop:   "STOP",
+			Name:   "partialArgs with no call open",
+			Events: []string{partial(false, pstr("$.a", "x", false)), stop},
+			Calls:  []synthCall{{Raw: `{"a":"x"}`, At: 0, ErrHas: "tool call has no name"}},
+			Stop:   "STOP",
 		},
 		{
-			name:   "stray closing and keep-open parts are ignored",
-			events: []string{chunk(closer), chunk(keepOpen), chunk(`{"functionCall":{"args":null}}`), stop},
-			stop:   "STOP",
+			Name:   "stray closing and keep-open parts are ignored",
+			Events: []string{chunk(closer), chunk(keepOpen), chunk(`{"functionCall":{"args":null}}`), stop},
+			Stop:   "STOP",
 		},
 		{
-			name: "only candidate 0 is read",
-			events: []string{`{"candidates":[{"content":{"parts":[` + call("alt", `{}`) + `]},"index":1},{"content":{"parts":[` + call("g", `{}`) + `]},"index":0}]}`,
+			Name: "only candidate 0 is read",
+			Events: []string{`{"candidates":[{"content":{"parts":[` + call("alt", `{}`) + `]},"index":1},{"content":{"parts":[` + call("g", `{}`) + `]},"index":0}]}`,
 				`{"candidates":[{"finishReason":"MAX_TOKENS","index":1},{"finishReason":"STOP"}]}`},
-			calls: []synthCall{{name: "g", input: `{}`, raw: `{}`, complete: true, at: 0}},
-			stop:  "STOP",
+			Calls: []synthCall{{Name: "g", Input: `{}`, Raw: `{}`, Complete: true, At: 0}},
+			Stop:  "STOP",
 		},
 		{
-			name:   "a jsonPath that names no single place",
-			events: []string{chunk(opener("f")), partial(true, pstr("$.a[*]", "x", false)), chunk(closer), stop},
-			calls:  []synthCall{{name: "f", raw: `{}`, at: 2, errHas: `tool call partialArgs: jsonPath "$.a[*]" has a selector starting with '*'`}},
-			stop:   "STOP",
+			Name:   "a jsonPath that names no single place",
+			Events: []string{chunk(opener("f")), partial(true, pstr("$.a[*]", "x", false)), chunk(closer), stop},
+			Calls:  []synthCall{{Name: "f", Raw: `{}`, At: 2, ErrHas: `tool call partialArgs: jsonPath "$.a[*]" has a selector starting with '*'`}},
+			Stop:   "STOP",
 		},
 		{
-			name:   "paths that conflict",
-			events: []string{chunk(opener("f")), partial(true, pstr("$.a", "x", false)), partial(true, pstr("$.a.b", "y", false)), chunk(closer), stop},
-			calls:  []synthCall{{name: "f", raw: `{"a":"x"}`, at: 3, errHas: `jsonPath "$.a.b" sets a path through a string`}},
-			stop:   "STOP",
+			Name:   "paths that conflict",
+			Events: []string{chunk(opener("f")), partial(true, pstr("$.a", "x", false)), partial(true, pstr("$.a.b", "y", false)), chunk(closer), stop},
+			Calls:  []synthCall{{Name: "f", Raw: `{"a":"x"}`, At: 3, ErrHas: `jsonPath "$.a.b" sets a path through a string`}},
+			Stop:   "STOP",
 		},
 		{
-			name:   "an array element never set",
-			events: []string{chunk(opener("f")), partial(true, pstr("$.a[1]", "x", false)), chunk(closer), stop},
-			calls:  []synthCall{{name: "f", raw: `{"a":[null,"x"]}`, at: 2, errHas: "tool call partialArgs left an array element unset"}},
-			stop:   "STOP",
+			Name:   "an array element never set",
+			Events: []string{chunk(opener("f")), partial(true, pstr("$.a[1]", "x", false)), chunk(closer), stop},
+			Calls:  []synthCall{{Name: "f", Raw: `{"a":[null,"x"]}`, At: 2, ErrHas: "tool call partialArgs left an array element unset"}},
+			Stop:   "STOP",
 		},
 		{
-			name:   "a number with no JSON form",
-			events: []string{chunk(opener("f")), partial(false, pval("$.a", "numberValue", `"NaN"`)), stop},
-			calls:  []synthCall{{name: "f", raw: `{}`, at: 1, errHas: `numberValue "NaN" has no JSON form`}},
-			stop:   "STOP",
+			Name:   "a number with no JSON form",
+			Events: []string{chunk(opener("f")), partial(false, pval("$.a", "numberValue", `"NaN"`)), stop},
+			Calls:  []synthCall{{Name: "f", Raw: `{}`, At: 1, ErrHas: `numberValue "NaN" has no JSON form`}},
+			Stop:   "STOP",
 		},
 		{
-			name: "an opener with args and an id seeds the streamed call",
-			events: []string{chunk(`{"functionCall":{"id":"fc_9","name":"f","args":{"k":1,"s":"old"},"willContinue":true}}`),
+			Name: "an opener with args and an id seeds the streamed call",
+			Events: []string{chunk(`{"functionCall":{"id":"fc_9","name":"f","args":{"k":1,"s":"old"},"willContinue":true}}`),
 				partial(true, pstr("$.s", "new", false)), chunk(closer), stop},
-			calls: []synthCall{{id: "fc_9", name: "f", input: `{"k":1,"s":"new"}`, raw: `{"k":1,"s":"new"}`, complete: true, at: 2}},
-			stop:  "STOP",
+			Calls: []synthCall{{ID: "fc_9", Name: "f", Input: `{"k":1,"s":"new"}`, Raw: `{"k":1,"s":"new"}`, Complete: true, At: 2}},
+			Stop:  "STOP",
 		},
 		{
-			name:   "a blocked prompt",
-			events: []string{`{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":3}}`},
-			stop:   "SAFETY",
+			Name:   "a blocked prompt",
+			Events: []string{`{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":3}}`},
+			Stop:   "SAFETY",
 		},
 		{
-			name:   "[DONE], blank data and comments are ignored",
-			events: []string{": hello\n\n", chunk(call("f", `{}`)), "data: [DONE]\n\n", "data:\n\n", stop},
-			calls:  []synthCall{{name: "f", input: `{}`, raw: `{}`, complete: true, at: 1}},
-			stop:   "STOP",
+			Name:   "[DONE], blank data and comments are ignored",
+			Events: []string{": hello\n\n", chunk(call("f", `{}`)), "data: [DONE]\n\n", "data:\n\n", stop},
+			Calls:  []synthCall{{Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 1}},
+			Stop:   "STOP",
 		},
 		{
-			name:   "CRLF, lone CR and data without a space",
-			events: []string{"data:" + chunk(call("f", `{"a":"b"}`)) + "\r\n\r\n", "data:" + chunk(call("g", `{}`)) + "\r\r", "data:" + stop + "\r\n"},
-			calls: []synthCall{
-				{name: "f", input: `{"a":"b"}`, raw: `{"a":"b"}`, complete: true, at: 0},
-				{name: "g", input: `{}`, raw: `{}`, complete: true, at: 1},
+			Name:   "CRLF, lone CR and data without a space",
+			Events: []string{"data:" + chunk(call("f", `{"a":"b"}`)) + "\r\n\r\n", "data:" + chunk(call("g", `{}`)) + "\r\r", "data:" + stop + "\r\n"},
+			Calls: []synthCall{
+				{Name: "f", Input: `{"a":"b"}`, Raw: `{"a":"b"}`, Complete: true, At: 0},
+				{Name: "g", Input: `{}`, Raw: `{}`, Complete: true, At: 1},
 			},
-			stop: "STOP",
+			Stop: "STOP",
 		},
 		{
 			// The SSE reader drops a byte order mark only at the start: later,
 			// the line it begins is not SSE, and so a tail.
-			name:   "a byte order mark is allowed only at the start",
-			events: []string{"raw:\xEF\xBB\xBFdata: " + chunk(call("f", `{}`)) + "\n\n", "raw:\xEF\xBB\xBFdata: " + stop + "\n\n"},
-			calls:  []synthCall{{name: "f", input: `{}`, raw: `{}`, complete: true, at: 0}},
-			endErr: "non-SSE data after the last event, at bytes {0}-{len}",
+			Name:   "a byte order mark is allowed only at the start",
+			Events: []string{"raw:\xEF\xBB\xBFdata: " + chunk(call("f", `{}`)) + "\n\n", "raw:\xEF\xBB\xBFdata: " + stop + "\n\n"},
+			Calls:  []synthCall{{Name: "f", Input: `{}`, Raw: `{}`, Complete: true, At: 0}},
+			EndErr: "non-SSE data after the last event, at bytes {0}-{len}",
 		},
 		{
-			name: "a continuation part with args merges them",
-			events: []string{chunk(opener("f")), partial(true, pstr("$.a", "x", false)),
+			Name: "a continuation part with args merges them",
+			Events: []string{chunk(opener("f")), partial(true, pstr("$.a", "x", false)),
 				chunk(`{"functionCall":{"args":{"b":[true]},"willContinue":true}}`), chunk(`{"functionCall":{"args":{"a":"y"}}}`), stop},
-			calls: []synthCall{{name: "f", input: `{"a":"y","b":[true]}`, raw: `{"a":"y","b":[true]}`, complete: true, at: 3}},
-			stop:  "STOP",
+			Calls: []synthCall{{Name: "f", Input: `{"a":"y","b":[true]}`, Raw: `{"a":"y","b":[true]}`, Complete: true, At: 3}},
+			Stop:  "STOP",
 		},
 		{
-			name:   "an error event",
-			events: []string{chunk(text), "event: error\ndata: upstream failure\n\n"},
-			endErr: `error event at bytes {0}-{1}: "upstream failure"`,
+			Name:   "an error event",
+			Events: []string{chunk(text), "event: error\ndata: upstream failure\n\n"},
+			EndErr: `error event at bytes {0}-{1}: "upstream failure"`,
 		},
 		{
-			name:   "empty input",
-			endErr: "stream ended before a finishReason at byte 0",
+			Name:   "empty input",
+			EndErr: "stream ended before a finishReason at byte 0",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			data, ends := frame(tt.events)
-			subst := func(s string) string {
-				s = strings.ReplaceAll(s, "{len}", strconv.Itoa(len(data)))
-				for i := len(ends) - 1; i >= 0; i-- {
-					s = strings.ReplaceAll(s, "{"+strconv.Itoa(i)+"}", strconv.FormatInt(ends[i], 10))
-				}
-				return s
-			}
-			for _, feed := range []struct {
-				name string
-				r    io.Reader
-			}{
-				{"whole", bytes.NewReader(data)},
-				{"one byte", iotest.OneByteReader(bytes.NewReader(data))},
-			} {
-				res := parse(t, feed.r)
-				if len(res.Calls) != len(tt.calls) {
-					t.Fatalf("%s: got %d calls, want %d: %+v", feed.name, len(res.Calls), len(tt.calls), res.Calls)
-				}
-				for i, w := range tt.calls {
-					c := res.Calls[i]
-					wantAt := int64(len(data))
-					if w.at >= 0 {
-						wantAt = ends[w.at]
-					}
-					var wantInput json.RawMessage
-					if w.complete {
-						wantInput = json.RawMessage(w.input)
-					}
-					idOK := c.ID == w.id
-					if w.id == "" {
-						idOK = strings.HasPrefix(c.ID, fmt.Sprintf("call_gemini_%d_", i))
-					}
-					if !idOK || c.Name != w.name || c.RawInput != w.raw || c.Complete != w.complete ||
-						!bytes.Equal(c.Input, wantInput) || c.At != wantAt {
-						t.Errorf("%s: call %d = %+v (Input %s)\nwant ID %q Name %q RawInput %q Complete %v Input %s At %d",
-							feed.name, i, c, c.Input, w.id, w.name, w.raw, w.complete, wantInput, wantAt)
-					}
-					errHas := subst(w.errHas)
-					if (errHas == "") != (c.Err == "") || !strings.Contains(c.Err, errHas) {
-						t.Errorf("%s: call %d Err = %q, want it to contain %q", feed.name, i, c.Err, errHas)
-					}
-				}
-				end := res.Ends[0]
-				if end.StopReason != tt.stop {
-					t.Errorf("%s: StopReason = %q, want %q", feed.name, end.StopReason, tt.stop)
-				}
-				endErr := subst(tt.endErr)
-				if (endErr == "") != (end.Err == "") || !strings.Contains(end.Err, endErr) {
-					t.Errorf("%s: End.Err = %q, want it to contain %q", feed.name, end.Err, endErr)
-				}
-			}
-		})
-	}
+	streamtest.RunCases(t, parse, frame, tests, streamtest.CaseOpts{SynthID: synthID})
 }
 
 func TestSyntheticID(t *testing.T) {
@@ -462,20 +387,12 @@ func TestContextCancelled(t *testing.T) {
 }
 
 func TestReadError(t *testing.T) {
-	data, ends := frame([]string{chunk(call("f", `{}`)), chunk(opener("g")), partial(true, pstr("$.a", "x", true))})
-	errConn := errors.New("connection reset")
-	r := io.MultiReader(bytes.NewReader(data), iotest.ErrReader(errConn))
-	var res result
-	err := New().Parse(context.Background(), r, &res)
-	if !errors.Is(err, errConn) {
-		t.Fatalf("Parse = %v, want it to wrap %v", err, errConn)
-	}
-	checkContract(t, &res)
-	want := fmt.Sprintf("read error after byte %d: connection reset", ends[2])
-	if res.Ends[0].Err != want {
-		t.Errorf("End.Err = %q, want %q", res.Ends[0].Err, want)
-	}
+	data, _ := frame([]string{chunk(call("f", `{}`)), chunk(opener("g")), partial(true, pstr("$.a", "x", true))})
+	res, want := streamtest.CheckReadError(t, New(), data, contract)
 	if len(res.Calls) != 2 || !res.Calls[0].Complete || res.Calls[1].Complete || !strings.Contains(res.Calls[1].Err, want) {
 		t.Errorf("calls = %+v, want f complete and g incomplete citing the read error", res.Calls)
 	}
 }
+
+// synthID checks the synthesized ID of call i.
+func synthID(i int, id string) bool { return strings.HasPrefix(id, fmt.Sprintf("call_gemini_%d_", i)) }

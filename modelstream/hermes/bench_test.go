@@ -2,12 +2,12 @@ package hermes
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // benchStream builds a realistic turn of about 1 MB: a think block that
@@ -39,47 +39,13 @@ func benchStream() []byte {
 }
 
 func BenchmarkParse(b *testing.B) {
-	data := benchStream()
-	var calls int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(_ context.Context, c modelstream.Call) error {
-			if !c.Complete {
-				return fmt.Errorf("call %d incomplete: %s", c.Seq, c.Err)
-			}
-			calls++
-			return nil
-		},
-	}
-	p := New()
-	ctx := context.Background()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := p.Parse(ctx, bytes.NewReader(data), h); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if calls == 0 {
-		b.Fatal("no calls parsed")
-	}
+	streamtest.BenchParse(b, New(), benchStream())
 }
 
 // BenchmarkParseFixtures parses the real samples, small as they are, to
 // show the per-stream overhead next to BenchmarkParse's bulk figure.
 func BenchmarkParseFixtures(b *testing.B) {
-	for _, fx := range fixtures {
-		b.Run(fx.file, func(b *testing.B) {
-			data := loadFixture(b, fx.file)
-			h := modelstream.HandlerFuncs{}
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := New().Parse(context.Background(), bytes.NewReader(data), h); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	streamtest.BenchFixtures(b, func() modelstream.Parser { return New() }, fixtureDir, "", fixtures, fixtureFile)
 }
 
 // TestBenchStream keeps the benchmark honest: its text must parse to 16
@@ -87,12 +53,13 @@ func BenchmarkParseFixtures(b *testing.B) {
 func TestBenchStream(t *testing.T) {
 	data := benchStream()
 	res := parse(t, bytes.NewReader(data))
-	if len(res.Calls) != 16 || res.Ends[0].StopReason != "im_end" {
-		t.Fatalf("got %d calls and End %+v, want 16 and im_end", len(res.Calls), res.Ends[0])
+	streamtest.CheckBenchStream(t, res, 16)
+	if res.Ends[0].StopReason != "im_end" {
+		t.Fatalf("End %+v, want im_end", res.Ends[0])
 	}
 	for _, c := range res.Calls {
-		if !c.Complete || c.Name != "write_file" {
-			t.Fatalf("call %d = %q complete %v: %s", c.Seq, c.Name, c.Complete, c.Err)
+		if c.Name != "write_file" {
+			t.Fatalf("call %d = %q, want write_file", c.Seq, c.Name)
 		}
 	}
 	t.Logf("bench text: %d bytes", len(data))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"reflect"
 	"regexp"
 	"testing"
 	"time"
@@ -18,11 +17,15 @@ type wantCall struct {
 	name, input string
 }
 
-var fixtures = []struct {
+type fixture struct {
 	file  string
 	calls []wantCall
 	end   modelstream.End
-}{
+}
+
+func fixtureFile(fx fixture) string { return fx.file }
+
+var fixtures = []fixture{
 	{
 		file: "hermes_qwen25_two_calls.txt",
 		calls: []wantCall{
@@ -61,62 +64,49 @@ func blocks(t *testing.T, data []byte) (bodies []string, ends []int64) {
 }
 
 func TestFixtures(t *testing.T) {
-	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			data := loadFixture(t, fx.file)
-			bodies, ends := blocks(t, data)
-			if len(bodies) != len(fx.calls) {
-				t.Fatalf("the fixture has %d blocks, the table %d calls", len(bodies), len(fx.calls))
+	streamtest.EachFixture(t, fixtureDir, fixtures, fixtureFile, func(t *testing.T, fx fixture, data []byte) {
+		bodies, ends := blocks(t, data)
+		if len(bodies) != len(fx.calls) {
+			t.Fatalf("the fixture has %d blocks, the table %d calls", len(bodies), len(fx.calls))
+		}
+		res := parse(t, bytes.NewReader(data))
+		if len(res.Calls) != len(fx.calls) {
+			t.Fatalf("got %d calls, want %d: %+v", len(res.Calls), len(fx.calls), res.Calls)
+		}
+		for i, w := range fx.calls {
+			c := res.Calls[i]
+			if c.Name != w.name || !c.Complete || string(c.Input) != w.input {
+				t.Errorf("call %d = {Name %q Complete %v Input %s Err %q}, want {%q true %s}",
+					i, c.Name, c.Complete, c.Input, c.Err, w.name, w.input)
 			}
-			res := parse(t, bytes.NewReader(data))
-			if len(res.Calls) != len(fx.calls) {
-				t.Fatalf("got %d calls, want %d: %+v", len(res.Calls), len(fx.calls), res.Calls)
+			if c.RawInput != bodies[i] {
+				t.Errorf("call %d RawInput = %q, want the block %q", i, c.RawInput, bodies[i])
 			}
-			for i, w := range fx.calls {
-				c := res.Calls[i]
-				if c.Name != w.name || !c.Complete || string(c.Input) != w.input {
-					t.Errorf("call %d = {Name %q Complete %v Input %s Err %q}, want {%q true %s}",
-						i, c.Name, c.Complete, c.Input, c.Err, w.name, w.input)
-				}
-				if c.RawInput != bodies[i] {
-					t.Errorf("call %d RawInput = %q, want the block %q", i, c.RawInput, bodies[i])
-				}
-				if c.At != ends[i] {
-					t.Errorf("call %d At = %d, want %d (just past </tool_call>)", i, c.At, ends[i])
-				}
-				if m := idPattern.FindStringSubmatch(c.ID); m == nil || m[1] != fmt.Sprint(i) {
-					t.Errorf("call %d ID = %q, want call_hermes_%d_<16 hex digits>", i, c.ID, i)
-				}
+			if c.At != ends[i] {
+				t.Errorf("call %d At = %d, want %d (just past </tool_call>)", i, c.At, ends[i])
 			}
-			if res.Ends[0] != fx.end {
-				t.Errorf("End = %+v, want %+v", res.Ends[0], fx.end)
+			if m := idPattern.FindStringSubmatch(c.ID); m == nil || m[1] != fmt.Sprint(i) {
+				t.Errorf("call %d ID = %q, want call_hermes_%d_<16 hex digits>", i, c.ID, i)
 			}
-		})
-	}
+		}
+		if res.Ends[0] != fx.end {
+			t.Errorf("End = %+v, want %+v", res.Ends[0], fx.end)
+		}
+	})
 }
 
 // TestFixturesRechunked feeds every fixture cut at every byte boundary, one
 // byte at a time and in random sizes: the results must not change.
 func TestFixturesRechunked(t *testing.T) {
-	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			data := loadFixture(t, fx.file)
-			want := parse(t, bytes.NewReader(data))
-			check := func(how string, r io.Reader) {
-				t.Helper()
-				if got := parse(t, r); !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s:\n got %+v\nwant %+v", how, got, want)
-				}
+	streamtest.EachFixture(t, fixtureDir, fixtures, fixtureFile, func(t *testing.T, _ fixture, data []byte) {
+		check := streamtest.CheckRechunked(t, parse, data, streamtest.Feeds{Seed: 11, Rounds: 100, MaxRead: 16})
+		for k := range len(data) + 1 {
+			for j := k; j <= len(data); j += 7 {
+				check(fmt.Sprintf("cut at bytes %d and %d", k, j),
+					io.MultiReader(bytes.NewReader(data[:k]), bytes.NewReader(data[k:j]), bytes.NewReader(data[j:])))
 			}
-			streamtest.Rechunk(data, streamtest.Feeds{Seed: 11, Rounds: 100, MaxRead: 16}, check)
-			for k := range len(data) + 1 {
-				for j := k; j <= len(data); j += 7 {
-					check(fmt.Sprintf("cut at bytes %d and %d", k, j),
-						io.MultiReader(bytes.NewReader(data[:k]), bytes.NewReader(data[k:j]), bytes.NewReader(data[j:])))
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestCallReportedAtCloseTag writes a fixture through a pipe up to each

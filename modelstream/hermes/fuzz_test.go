@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // refBlock is a block as refScan finds it.
@@ -60,11 +60,7 @@ func refScan(text string) ([]refBlock, string) {
 }
 
 func FuzzParse(f *testing.F) {
-	if names, err := filepath.Glob(filepath.Join(fixtureDir, "hermes*")); err == nil {
-		for _, name := range names {
-			f.Add(loadFixture(f, filepath.Base(name)))
-		}
-	}
+	streamtest.AddFixtureSeeds(f, fixtureDir, "hermes*")
 	for _, s := range []string{
 		"<think><tool_call>{}</tool_call></think><tool_call>{\"name\":\"f\"}</tool_call>",
 		"<<tool_call>```json\n{\"arguments\":\"{\\\"a\\\":1}\",\"name\":\"g\"}\n```</tool_call><|im_end|>",
@@ -111,11 +107,5 @@ func FuzzParse(f *testing.F) {
 
 // TestFuzzSeedsExist makes sure the fuzz seeds are not silently empty.
 func TestFuzzSeedsExist(t *testing.T) {
-	names, err := filepath.Glob(filepath.Join(fixtureDir, "hermes*"))
-	if err != nil || len(names) == 0 {
-		if _, statErr := os.Stat(fixtureDir); statErr != nil {
-			t.Skipf("fixtures folder %s not found: %v", fixtureDir, statErr)
-		}
-		t.Fatalf("no hermes fixtures in %s (err %v)", fixtureDir, err)
-	}
+	streamtest.CheckFuzzSeedsExist(t, fixtureDir, "hermes*", "hermes")
 }

@@ -2,10 +2,7 @@ package hermes
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -276,17 +273,9 @@ func TestContextCancelled(t *testing.T) {
 
 func TestReadError(t *testing.T) {
 	text := block(`{"name":"f","arguments":{}}`) + `<tool_call>{"name":"g","argu`
-	errConn := errors.New("connection reset")
-	r := io.MultiReader(strings.NewReader(text), iotest.ErrReader(errConn))
-	var res result
-	err := New().Parse(context.Background(), r, &res)
-	if !errors.Is(err, errConn) {
-		t.Fatalf("Parse = %v, want it to wrap %v", err, errConn)
-	}
-	checkContract(t, &res)
-	want := fmt.Sprintf("read error after byte %d: connection reset", len(text))
-	if res.Ends[0].Err != want || res.Ends[0].StopReason != "" {
-		t.Errorf("End = %+v, want Err %q and no stop reason", res.Ends[0], want)
+	res, want := streamtest.CheckReadError(t, New(), []byte(text), contract)
+	if res.Ends[0].StopReason != "" {
+		t.Errorf("End = %+v, want no stop reason", res.Ends[0])
 	}
 	if len(res.Calls) != 2 || !res.Calls[0].Complete || res.Calls[1].Complete ||
 		!strings.Contains(res.Calls[1].Err, notClosedErr) || !strings.Contains(res.Calls[1].Err, want) {

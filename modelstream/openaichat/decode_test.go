@@ -3,16 +3,11 @@ package openaichat
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
-	"path/filepath"
-	"reflect"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
-	"github.com/toolwire/toolwire/modelstream/sse"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // The decoder is checked against a reference built with encoding/json: the
@@ -201,18 +196,9 @@ func (r *refWalker) choice(v any) normChoice {
 // reference decodes data with encoding/json; ok is false when the data
 // holds duplicate keys, which the two sides may merge differently.
 func reference(t *testing.T, data []byte) (n normChunk, shape bool, err error, ok bool) {
-	var check any
-	if err := json.Unmarshal(data, &check); err != nil {
-		return n, false, err, true
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("%q: Unmarshal accepts it, Decoder says %v", data, err)
-	}
-	if hasDuplicateKeys(data) {
-		return n, false, nil, false
+	v, err, ok := streamtest.ReferenceValue(t, data)
+	if err != nil || !ok {
+		return n, false, err, ok
 	}
 	r := &refWalker{t: t}
 	top, _ := v.(map[string]any)
@@ -237,52 +223,6 @@ func reference(t *testing.T, data []byte) (n normChunk, shape bool, err error, o
 	return n, r.shape, nil, true
 }
 
-// hasDuplicateKeys reports whether any object in the valid JSON data repeats a key.
-func hasDuplicateKeys(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	type frame struct {
-		keys     map[string]bool
-		isObject bool
-		wantKey  bool
-	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch tok := tok.(type) {
-		case json.Delim:
-			switch tok {
-			case '{', '[':
-				if top != nil && top.isObject {
-					top.wantKey = true
-				}
-				stack = append(stack, &frame{keys: map[string]bool{}, isObject: tok == '{', wantKey: true})
-			default:
-				stack = stack[:len(stack)-1]
-			}
-		default:
-			if top != nil && top.isObject {
-				if top.wantKey {
-					k := tok.(string)
-					if top.keys[k] {
-						return true
-					}
-					top.keys[k] = true
-					top.wantKey = false
-				} else {
-					top.wantKey = true
-				}
-			}
-		}
-	}
-}
-
 // compareWithEncodingJSON decodes data both ways and reports how they differ.
 func compareWithEncodingJSON(t *testing.T, data []byte) {
 	t.Helper()
@@ -290,40 +230,10 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 	var w wireChunk
 	err := d.decodeChunk(data, &w)
 	ref, refShape, refErr, ok := reference(t, data)
-
-	var se *jsonwire.SyntaxError
-	var refSE *json.SyntaxError
-	if errors.As(refErr, &refSE) {
-		if !errors.As(err, &se) {
-			t.Fatalf("%q: encoding/json says %v, decoder says %v", data, refErr, err)
-		}
-		// At the end of the input encoding/json words some errors as if a
-		// space followed; only the offset is compared there.
-		atEnd := refSE.Offset == int64(len(data))
-		if se.Offset != refSE.Offset || !atEnd && se.Msg != refSE.Error() {
-			t.Fatalf("%q: syntax error %q at %d, encoding/json has %q at %d", data, se.Msg, se.Offset, refSE.Error(), refSE.Offset)
-		}
-		return
-	}
-	if refErr != nil {
-		t.Fatalf("%q: encoding/json: %v", data, refErr)
-	}
-	if errors.As(err, &se) {
-		t.Fatalf("%q: decoder says %v, encoding/json accepts it", data, err)
-	}
-	if !ok {
-		return
-	}
-	var shape *jsonwire.ShapeError
-	if errors.As(err, &shape) != refShape {
-		t.Fatalf("%q: decoder error %v, reference finds a wrong-typed value: %v", data, err, refShape)
-	}
-	if got := normWire(t, &w); !reflect.DeepEqual(got, ref) {
-		t.Fatalf("%q:\n decoder   %+v\n reference %+v", data, got, ref)
-	}
+	streamtest.CompareWithReference(t, data, err, func() normChunk { return normWire(t, &w) }, ref, refShape, refErr, ok)
 }
 
-var decoderSeeds = []string{
+var decoderSeeds = append([]string{
 	`{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\": \"h\u00e9\"}"}}]},"finish_reason":null}]}   `,
 	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":7,"function":{"arguments":{"q":[1,{"x":null}]}}}]},"finish_reason":"tool_calls"}],"usage":null}`,
 	`{"choices":[{"index":0,"delta":{"function_call":{"name":"f","arguments":"{}"}}}]}`,
@@ -339,46 +249,20 @@ var decoderSeeds = []string{
 	`{"choices":{}}`, `{"choices":[1]}`, `{"choices":[{"delta":[]}]}`, `{"choices":[{"delta":{"tool_calls":{}}}]}`,
 	`{"choices":[{"delta":{"tool_calls":[{"function":[]}]}}]}`, `{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":[1]}}]}}]}`,
 	`{"choices":[{"delta":{"tool_calls":[{"function":{"name":5}}]}}]}`, `{"choices":[{"finish_reason":5}]}`,
-	`{"id":5,"object":[1],"error":null}`, `{"error":""}`, `[1,2]`, `"x"`, `null`, `5`,
+	`{"id":5,"object":[1],"error":null}`, `{"error":""}`,
 	`{"id":"a","id":"b"}`, `{"choices":[{"index":0}],"choices":[]}`,
-	``, ` `, `{`, `{"a"`, `{"a":`, `{"a":1`, `{"a":1,}`, `{,}`, `{"a" 1}`, `[1,]`, `{"a":tru}`, `{"a":nul}`,
-	`{"a":-}`, `{"a":01}`, `{"a":1.}`, `{"a":1e}`, `{"a":1e+}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}",
-	`{} x`, `{}}`, `{"a":"unterminated`, `{"a":'x'}`, `{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"`,
+	`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"`,
 	`{"choices":[{"delta":{"tool_calls":[{"id":1`, `{"choices":[{"delta":{"tool_calls":[{"id":-`,
-	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
-	`{"a":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`,
-}
-
-// fixtureData returns the data of every event of this format's fixtures.
-func fixtureData(t testing.TB) [][]byte {
-	names, _ := filepath.Glob(filepath.Join(fixtureDir, fixturePattern))
-	var out [][]byte
-	for _, n := range names {
-		evs, err := sse.Events(bytes.NewReader(loadFixture(t, filepath.Base(n))))
-		if err != nil && !errors.Is(err, io.EOF) {
-			t.Fatal(err)
-		}
-		for _, ev := range evs {
-			out = append(out, ev.Data)
-		}
-	}
-	return out
-}
+}, streamtest.JSONSyntaxSeeds...)
 
 func TestDecoderMatchesEncodingJSON(t *testing.T) {
-	for _, s := range decoderSeeds {
-		compareWithEncodingJSON(t, []byte(s))
-	}
-	for _, data := range fixtureData(t) {
+	for _, data := range streamtest.DecoderInputs(t, decoderSeeds, fixtureDir, fixturePattern) {
 		compareWithEncodingJSON(t, data)
 	}
 }
 
 func FuzzDecodeChunk(f *testing.F) {
-	for _, s := range decoderSeeds {
-		f.Add([]byte(s))
-	}
-	for _, data := range fixtureData(f) {
+	for _, data := range streamtest.DecoderInputs(f, decoderSeeds, fixtureDir, fixturePattern) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -387,29 +271,7 @@ func FuzzDecodeChunk(f *testing.F) {
 }
 
 func TestParseInput(t *testing.T) {
-	tests := []struct{ in, want, err string }{
-		{"", "{}", ""},
-		{" \n\t", "{}", ""},
-		{` {"a": [1, "b c"]} `, `{"a":[1,"b c"]}`, ""},
-		{`  {"a":}`, "", "tool arguments are not valid JSON: invalid character '}' looking for beginning of value (after 8 bytes of the arguments)"},
-		{`{} {}`, "", "tool arguments are not valid JSON: invalid character '{' after top-level value (after 4 bytes of the arguments)"},
-		{`{"a":1`, "", "tool arguments are not valid JSON: unexpected end of JSON input (after 6 bytes of the arguments)"},
-		{`"x"`, "", "tool arguments are a JSON string, not an object"},
-		{` null`, "", "tool arguments are a JSON null, not an object"},
-		{`12`, "", "tool arguments are a JSON number, not an object"},
-	}
-	for _, tt := range tests {
-		got, err := parseInput([]byte(tt.in))
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("parseInput(%q) error = %v, want %q", tt.in, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || string(got) != tt.want {
-			t.Errorf("parseInput(%q) = %s, %v; want %s", tt.in, got, err, tt.want)
-		}
-	}
+	streamtest.CheckParseInput(t, parseInput, "arguments", "are")
 }
 
 // TestDecoderReuse checks that a chunk's fields do not leak into the next

@@ -2,12 +2,12 @@ package openairesponses
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // benchStream builds a realistic stream of about 1 MB: a reasoning item, a
@@ -49,62 +49,20 @@ func benchStream() []byte {
 }
 
 func BenchmarkParse(b *testing.B) {
-	data := benchStream()
-	var calls int
-	h := modelstream.HandlerFuncs{
-		OnCall: func(_ context.Context, c modelstream.Call) error {
-			if !c.Complete {
-				return fmt.Errorf("call %d incomplete: %s", c.Seq, c.Err)
-			}
-			calls++
-			return nil
-		},
-	}
-	p := New()
-	ctx := context.Background()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := p.Parse(ctx, bytes.NewReader(data), h); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if calls == 0 {
-		b.Fatal("no calls parsed")
-	}
+	streamtest.BenchParse(b, New(), benchStream())
 }
 
 // BenchmarkParseFixtures parses the real captures, small as they are, to
 // show the per-stream overhead next to BenchmarkParse's bulk figure.
 func BenchmarkParseFixtures(b *testing.B) {
-	for _, fx := range fixtures {
-		b.Run(strings.TrimPrefix(fx.file, "openai_responses_"), func(b *testing.B) {
-			data := loadFixture(b, fx.file)
-			h := modelstream.HandlerFuncs{}
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := New().Parse(context.Background(), bytes.NewReader(data), h); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	streamtest.BenchFixtures(b, func() modelstream.Parser { return New() }, fixtureDir, "openai_responses_", fixtures, fixtureFile)
 }
 
 // TestBenchStream keeps the benchmark honest: its stream must parse to four
 // complete calls and be about 1 MB.
 func TestBenchStream(t *testing.T) {
 	data := benchStream()
-	res := parse(t, bytes.NewReader(data))
-	if len(res.Calls) != 4 {
-		t.Fatalf("got %d calls, want 4", len(res.Calls))
-	}
-	for _, c := range res.Calls {
-		if !c.Complete {
-			t.Fatalf("call %d incomplete: %s", c.Seq, c.Err)
-		}
-	}
+	streamtest.CheckBenchStream(t, parse(t, bytes.NewReader(data)), 4)
 	if len(data) < 1<<20 {
 		t.Errorf("bench stream is %d bytes, want about 1 MB", len(data))
 	}

@@ -1,18 +1,12 @@
 package openairesponses
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
-	"path/filepath"
-	"reflect"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
-	"github.com/toolwire/toolwire/modelstream/sse"
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 // The decoder is checked against a reference built with encoding/json: the
@@ -115,18 +109,9 @@ func (r *refWalker) item(v any) normItem {
 // reference decodes data with encoding/json; ok is false when the data
 // holds duplicate keys, which the two sides may merge differently.
 func reference(t *testing.T, data []byte) (n normEvent, shape bool, err error, ok bool) {
-	var check any
-	if err := json.Unmarshal(data, &check); err != nil {
-		return n, false, err, true
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("%q: Unmarshal accepts it, Decoder says %v", data, err)
-	}
-	if hasDuplicateKeys(data) {
-		return n, false, nil, false
+	v, err, ok := streamtest.ReferenceValue(t, data)
+	if err != nil || !ok {
+		return n, false, err, ok
 	}
 	r := &refWalker{}
 	top := r.object(v)
@@ -180,52 +165,6 @@ func reference(t *testing.T, data []byte) (n normEvent, shape bool, err error, o
 	return n, r.shape, nil, true
 }
 
-// hasDuplicateKeys reports whether any object in the valid JSON data repeats a key.
-func hasDuplicateKeys(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	type frame struct {
-		keys     map[string]bool
-		isObject bool
-		wantKey  bool
-	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch tok := tok.(type) {
-		case json.Delim:
-			switch tok {
-			case '{', '[':
-				if top != nil && top.isObject {
-					top.wantKey = true
-				}
-				stack = append(stack, &frame{keys: map[string]bool{}, isObject: tok == '{', wantKey: true})
-			default:
-				stack = stack[:len(stack)-1]
-			}
-		default:
-			if top != nil && top.isObject {
-				if top.wantKey {
-					k := tok.(string)
-					if top.keys[k] {
-						return true
-					}
-					top.keys[k] = true
-					top.wantKey = false
-				} else {
-					top.wantKey = true
-				}
-			}
-		}
-	}
-}
-
 // compareWithEncodingJSON decodes data both ways and reports how they differ.
 func compareWithEncodingJSON(t *testing.T, data []byte) {
 	t.Helper()
@@ -233,40 +172,10 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 	var w wireEvent
 	err := d.decodeEvent(data, &w)
 	ref, refShape, refErr, ok := reference(t, data)
-
-	var se *jsonwire.SyntaxError
-	var refSE *json.SyntaxError
-	if errors.As(refErr, &refSE) {
-		if !errors.As(err, &se) {
-			t.Fatalf("%q: encoding/json says %v, decoder says %v", data, refErr, err)
-		}
-		// At the end of the input encoding/json words some errors as if a
-		// space followed; only the offset is compared there.
-		atEnd := refSE.Offset == int64(len(data))
-		if se.Offset != refSE.Offset || !atEnd && se.Msg != refSE.Error() {
-			t.Fatalf("%q: syntax error %q at %d, encoding/json has %q at %d", data, se.Msg, se.Offset, refSE.Error(), refSE.Offset)
-		}
-		return
-	}
-	if refErr != nil {
-		t.Fatalf("%q: encoding/json: %v", data, refErr)
-	}
-	if errors.As(err, &se) {
-		t.Fatalf("%q: decoder says %v, encoding/json accepts it", data, err)
-	}
-	if !ok {
-		return
-	}
-	var shape *jsonwire.ShapeError
-	if errors.As(err, &shape) != refShape {
-		t.Fatalf("%q: decoder error %v, reference finds a wrong-typed value: %v", data, err, refShape)
-	}
-	if got := normWire(&w); !reflect.DeepEqual(got, ref) {
-		t.Fatalf("%q:\n decoder   %+v\n reference %+v", data, got, ref)
-	}
+	streamtest.CompareWithReference(t, data, err, func() normEvent { return normWire(&w) }, ref, refShape, refErr, ok)
 }
 
-var decoderSeeds = []string{
+var decoderSeeds = append([]string{
 	`{"type":"response.function_call_arguments.delta","sequence_number":3,"item_id":"fc_1","output_index":0,"delta":"{\"a\": \"h\u00e9\"}","obfuscation":"x"}   `,
 	`{"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":1,"name":"f","arguments":"{}"}`,
 	`{"type":"response.output_item.done","output_index":0,"item":{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"q\":[1]}","call_id":"call_1","name":"f"}}`,
@@ -280,45 +189,19 @@ var decoderSeeds = []string{
 	`{"output_index":"1"}`, `{"output_index":1.0}`, `{"output_index":-0}`, `{"output_index":99999999999999999999}`, `{"output_index":null}`,
 	`{"item":null}`, `{"item":[]}`, `{"item":{"arguments":null}}`, `{"item":{"arguments":{}}}`, `{"arguments":5}`, `{"delta":{}}`,
 	`{"response":[]}`, `{"response":{"output":{}}}`, `{"response":{"output":[1]}}`, `{"response":{"incomplete_details":"x"}}`,
-	`{"type":5,"output_index":2}`, `{"error":null}`, `[1,2]`, `"x"`, `null`, `5`,
+	`{"type":5,"output_index":2}`, `{"error":null}`,
 	`{"type":"a","type":"b"}`, `{"item":{"type":"a"},"item":{"name":"b"}}`,
-	``, ` `, `{`, `{"a"`, `{"a":`, `{"a":1`, `{"a":1,}`, `{,}`, `{"a" 1}`, `[1,]`, `{"a":tru}`, `{"a":nul}`,
-	`{"a":-}`, `{"a":01}`, `{"a":1.}`, `{"a":1e}`, `{"a":1e+}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}",
-	`{} x`, `{}}`, `{"a":"unterminated`, `{"a":'x'}`, `{"delta":"`, `{"response":{"output":[{"arguments":"`,
-	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
-	`{"a":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`,
-}
-
-// fixtureData returns the data of every event of this format's fixtures.
-func fixtureData(t testing.TB) [][]byte {
-	names, _ := filepath.Glob(filepath.Join(fixtureDir, fixturePattern))
-	var out [][]byte
-	for _, n := range names {
-		evs, err := sse.Events(bytes.NewReader(loadFixture(t, filepath.Base(n))))
-		if err != nil && !errors.Is(err, io.EOF) {
-			t.Fatal(err)
-		}
-		for _, ev := range evs {
-			out = append(out, ev.Data)
-		}
-	}
-	return out
-}
+	`{"delta":"`, `{"response":{"output":[{"arguments":"`,
+}, streamtest.JSONSyntaxSeeds...)
 
 func TestDecoderMatchesEncodingJSON(t *testing.T) {
-	for _, s := range decoderSeeds {
-		compareWithEncodingJSON(t, []byte(s))
-	}
-	for _, data := range fixtureData(t) {
+	for _, data := range streamtest.DecoderInputs(t, decoderSeeds, fixtureDir, fixturePattern) {
 		compareWithEncodingJSON(t, data)
 	}
 }
 
 func FuzzDecodeEvent(f *testing.F) {
-	for _, s := range decoderSeeds {
-		f.Add([]byte(s))
-	}
-	for _, data := range fixtureData(f) {
+	for _, data := range streamtest.DecoderInputs(f, decoderSeeds, fixtureDir, fixturePattern) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -327,26 +210,7 @@ func FuzzDecodeEvent(f *testing.F) {
 }
 
 func TestParseInput(t *testing.T) {
-	tests := []struct{ in, want, err string }{
-		{"", "{}", ""},
-		{" \n\t", "{}", ""},
-		{` {"a": [1, "b c"]} `, `{"a":[1,"b c"]}`, ""},
-		{`  {"a":}`, "", "tool arguments are not valid JSON: invalid character '}' looking for beginning of value (after 8 bytes of the arguments)"},
-		{`{} {}`, "", "tool arguments are not valid JSON: invalid character '{' after top-level value (after 4 bytes of the arguments)"},
-		{`"x"`, "", "tool arguments are a JSON string, not an object"},
-	}
-	for _, tt := range tests {
-		got, err := parseInput([]byte(tt.in))
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("parseInput(%q) error = %v, want %q", tt.in, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || string(got) != tt.want {
-			t.Errorf("parseInput(%q) = %s, %v; want %s", tt.in, got, err, tt.want)
-		}
-	}
+	streamtest.CheckParseInput(t, parseInput, "arguments", "are")
 }
 
 // TestDecoderReuse checks that an event's fields do not leak into the next

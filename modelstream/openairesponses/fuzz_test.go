@@ -1,55 +1,27 @@
 package openairesponses
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"testing/iotest"
+
+	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
 func FuzzParse(f *testing.F) {
-	if names, err := filepath.Glob(filepath.Join(fixtureDir, fixturePattern)); err == nil {
-		for _, name := range names {
-			f.Add(loadFixture(f, filepath.Base(name)))
-		}
-	}
+	streamtest.AddFixtureSeeds(f, fixtureDir, fixturePattern)
 	for _, tt := range synthCases {
-		data, _ := frame(tt.events)
+		data, _ := frame(tt.Events)
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		want := parse(t, bytes.NewReader(data))
-		for _, c := range want.Calls {
-			if c.At <= 0 || c.At > int64(len(data)) {
-				t.Fatalf("call %d At %d outside the input of %d bytes", c.Seq, c.At, len(data))
-			}
-			if c.Complete {
-				var obj map[string]any
-				if err := json.Unmarshal(c.Input, &obj); err != nil || obj == nil {
-					t.Fatalf("complete call %d has Input %q that is not a JSON object: %v", c.Seq, c.Input, err)
-				}
-			}
-			if !c.Complete && !strings.Contains(c.Err, "tool") {
-				t.Fatalf("incomplete call %d has Err %q", c.Seq, c.Err)
-			}
-		}
-		if got := parse(t, iotest.OneByteReader(bytes.NewReader(data))); !reflect.DeepEqual(got, want) {
-			t.Fatalf("one byte at a time:\n got %+v\nwant %+v", got, want)
-		}
+		streamtest.CheckFuzzInput(t, parse, data, fuzzChecks)
 	})
 }
 
+// fuzzChecks are this format's checks of any input.
+var fuzzChecks = streamtest.FuzzChecks{AtAfterStart: true, ErrOK: func(err string) bool { return strings.Contains(err, "tool") }}
+
 // TestFuzzSeedsExist makes sure the fuzz seeds are not silently empty.
 func TestFuzzSeedsExist(t *testing.T) {
-	names, err := filepath.Glob(filepath.Join(fixtureDir, fixturePattern))
-	if err != nil || len(names) == 0 {
-		if _, statErr := os.Stat(fixtureDir); statErr != nil {
-			t.Skipf("fixtures folder %s not found: %v", fixtureDir, statErr)
-		}
-		t.Fatalf("no %s fixtures in %s (err %v)", fixturePattern, fixtureDir, err)
-	}
+	streamtest.CheckFuzzSeedsExist(t, fixtureDir, fixturePattern, fixturePattern)
 }

@@ -235,3 +235,24 @@ func CheckContextCancelled(t *testing.T, p modelstream.Parser, data []byte) {
 		t.Errorf("after cancel: %d calls, %d ends; want 1, 0", calls, ends)
 	}
 }
+
+// CheckReadError parses data followed by a failing read: Parse must return
+// the read error, the contract c hold, and End.Err cite the read error after
+// the last byte of data. It returns the result and that citation, for the
+// format's checks of the calls.
+func CheckReadError(t *testing.T, p modelstream.Parser, data []byte, c Contract) (*Result, string) {
+	t.Helper()
+	errConn := errors.New("connection reset")
+	r := io.MultiReader(bytes.NewReader(data), iotest.ErrReader(errConn))
+	var res Result
+	err := p.Parse(context.Background(), r, &res)
+	if !errors.Is(err, errConn) {
+		t.Fatalf("Parse = %v, want it to wrap %v", err, errConn)
+	}
+	CheckContract(t, &res, c)
+	want := fmt.Sprintf("read error after byte %d: connection reset", len(data))
+	if res.Ends[0].Err != want {
+		t.Errorf("End.Err = %q, want %q", res.Ends[0].Err, want)
+	}
+	return &res, want
+}
