@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -38,10 +37,7 @@ const pace = 30 * time.Millisecond
 
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "fixtures", "streams", name))
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("fixture %s not found", name)
-	}
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "streams", name))
 	if err != nil {
 		t.Fatal(err)
 	}

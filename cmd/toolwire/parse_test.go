@@ -29,7 +29,7 @@ func fixtureFormat(name string) string {
 func TestParseFixtures(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(fixtures, "*"))
 	if len(files) == 0 {
-		t.Skipf("no fixtures under %s", fixtures)
+		t.Fatalf("no fixtures under %s", fixtures)
 	}
 	want := map[string][]string{
 		"anthropic_text_then_tool_use.sse":                       {"get_weather"},

@@ -14,8 +14,8 @@ import (
 	"github.com/toolwire/toolwire/localrun"
 )
 
-// fixtures is where the captured model streams live: shared/ beside the repo.
-const fixtures = "../../../shared/fixtures/streams"
+// fixtures is where the recorded model streams live in the repository.
+const fixtures = "../../testdata/streams"
 
 // runCLI runs `toolwire args...` in-process and returns stdout and the error.
 func runCLI(t *testing.T, args ...string) (string, error) {
@@ -74,7 +74,7 @@ func stamp(t *testing.T, s string) time.Time {
 func TestRunFixtures(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(fixtures, "anthropic_*.sse"))
 	if len(files) == 0 {
-		t.Skipf("no fixtures under %s (shared/ is not beside the repository)", fixtures)
+		t.Fatalf("no fixtures under %s", fixtures)
 	}
 	wantCalls := map[string][]string{
 		"anthropic_text_then_tool_use.sse":      {"get_weather"},

@@ -7,9 +7,8 @@ import (
 	"github.com/toolwire/toolwire/modelstream/internal/streamtest"
 )
 
-// fixtureDir is where the shared captures live: the repository is cloned
-// next to shared/, three levels above this package.
-const fixtureDir = "../../../shared/fixtures/streams"
+// fixtureDir is where the recorded streams live (provenance in its SOURCES.md).
+const fixtureDir = "../../testdata/streams"
 
 // fixturePattern selects this format's captures in fixtureDir.
 const fixturePattern = "openai_responses_*"

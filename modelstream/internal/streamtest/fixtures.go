@@ -25,12 +25,12 @@ func EachFixture[F any](t *testing.T, dir string, fixtures []F, file func(F) str
 }
 
 // CheckFixturesListed makes sure every file in dir matching pattern is one
-// of fixtures, so has expectations; it skips when there is none.
+// of fixtures, so has expectations; finding none fails.
 func CheckFixturesListed[F any](t *testing.T, dir, pattern string, fixtures []F, file func(F) string) {
 	t.Helper()
 	names, _ := filepath.Glob(filepath.Join(dir, pattern))
 	if len(names) == 0 {
-		t.Skipf("no %s fixtures in %s", pattern, dir)
+		t.Fatalf("no %s fixtures in %s", pattern, dir)
 	}
 	listed := map[string]bool{}
 	for _, fx := range fixtures {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -22,14 +21,11 @@ func AddFixtureSeeds(f *testing.F, dir, pattern string) {
 }
 
 // CheckFuzzSeedsExist makes sure the fuzz seeds, the label fixtures in dir
-// matching pattern, are not silently empty; it skips when dir is missing.
+// matching pattern, are not silently empty.
 func CheckFuzzSeedsExist(t *testing.T, dir, pattern, label string) {
 	t.Helper()
 	names, err := filepath.Glob(filepath.Join(dir, pattern))
 	if err != nil || len(names) == 0 {
-		if _, statErr := os.Stat(dir); statErr != nil {
-			t.Skipf("fixtures folder %s not found: %v", dir, statErr)
-		}
 		t.Fatalf("no %s fixtures in %s (err %v)", label, dir, err)
 	}
 }

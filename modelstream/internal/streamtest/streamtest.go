@@ -21,16 +21,13 @@ import (
 	"github.com/toolwire/toolwire/modelstream"
 )
 
-// LoadFixture returns the bytes of the fixture name in dir, skipping the
-// test when the fixtures folder is missing. It frames .chunks.jsonl lines as
+// LoadFixture returns the bytes of the fixture name in dir; a missing
+// fixture fails the test, since the fixtures are part of the repository. It frames .chunks.jsonl lines as
 // "data: <line>\n\n" the way their source's test harness does; other files
 // are used as they are.
 func LoadFixture(t testing.TB, dir, name string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, name))
-	if os.IsNotExist(err) {
-		t.Skipf("fixture %s not found (the shared fixtures folder is a sibling of the repository): %v", name, err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
