@@ -184,7 +184,7 @@ func (e *Executor) claim(ctx context.Context, c *call) (claimed, error) {
 				out.st = stepInterrupted
 				return lease.ErrNoChange
 			}
-			if text, halted := lease.Halted(l); halted {
+			if text, halted := lease.Halted(l, seq); halted {
 				out.st, out.text = stepHalt, text
 				return lease.ErrNoChange
 			}
@@ -202,7 +202,7 @@ func (e *Executor) claim(ctx context.Context, c *call) (claimed, error) {
 			}
 			changed = true
 		}
-		if text, halted := lease.Halted(l); halted {
+		if text, halted := lease.Halted(l, seq); halted {
 			out.st, out.text = stepHalt, text
 			return nil
 		}

@@ -209,8 +209,8 @@ func (e *Executor) markDone(ctx context.Context, c *call, r *schemas.ToolResult,
 		if !c.reserved {
 			l.Chars += int64(utf8.RuneCountInString(r.Content))
 		}
-		if cancels && l.Abort == nil {
-			l.Abort = &schemas.LeaseAbort{Seq: seq, Text: lease.SiblingText(c.t.Activity(c.input()))}
+		if cancels {
+			lease.Abort(l, seq, c.t.Activity(c.input()))
 		}
 		if change != nil {
 			lease.QueueChange(l, schemas.ContextChange{Seq: seq, WorkDir: change.WorkDir, PermissionMode: change.PermissionMode}, c.safe)

@@ -4,7 +4,7 @@ import (
 	"github.com/toolwire/toolwire/schemas"
 )
 
-// Result texts of calls that did not run to their end (notes/semantics.md §4, §5).
+// Result texts of calls that did not run to their end (docs/orchestration.md).
 const (
 	// DiscardText answers the unfinished calls of a discarded turn.
 	DiscardText = "Streaming fallback - tool execution discarded"
@@ -14,24 +14,64 @@ const (
 
 // SiblingText is the result of a call cancelled because another call of
 // the turn errored; activity names that call as people see it, e.g.
-// "Bash(mkdir /nonexistent/x)" (tool.Tool.Activity).
+// "Bash(mkdir /nonexistent/x)" (tool.Tool.Activity), or just the tool's
+// name when its input has no command.
 func SiblingText(activity string) string {
 	return "Cancelled: parallel tool call " + activity + " errored"
 }
 
-// Halted says whether the turn's unfinished calls must stop, and with what
+// Halted says whether call seq, not started, must not start, and with what
 // result. A discard outranks a sibling error, which outranks a user
-// interrupt: the most specific reason is the one the model can act on.
-func Halted(l *schemas.Lease) (text string, ok bool) {
+// interrupt: the most specific reason is the one the model can act on. A
+// sibling error reaches only the calls from its batch on (Aborts).
+func Halted(l *schemas.Lease, seq int) (text string, ok bool) {
 	switch {
 	case l.Discarded:
 		return DiscardText, true
-	case l.Abort != nil:
+	case Aborts(l, seq):
 		return l.Abort.Text, true
 	case l.Cancelled:
 		return InterruptText, true
 	}
 	return "", false
+}
+
+// Aborts reports whether the turn's sibling error cancels call seq: every
+// unfinished call from the failing call's concurrent batch on, but the
+// failing call itself. A call before that batch had finished when the
+// failure came, under the start rule, and the order the model wrote the
+// calls in says the failure cannot undo it.
+func Aborts(l *schemas.Lease, seq int) bool {
+	return l.Abort != nil && seq != l.Abort.Seq && seq >= l.Abort.From
+}
+
+// Abort records the failure of call seq, of a tool that cancels its
+// siblings, as the turn's Abort unless an earlier failure did; activity
+// names the call. It reaches back to the start of the call's batch.
+func Abort(l *schemas.Lease, seq int, activity string) {
+	if l.Abort != nil {
+		return
+	}
+	l.Abort = &schemas.LeaseAbort{Seq: seq, From: BatchStart(l, seq), Text: SiblingText(activity)}
+}
+
+// BatchStart is the first call of the concurrent batch holding call seq:
+// seq itself for an unsafe call, else the first of the run of classified
+// safe calls that ends at seq.
+func BatchStart(l *schemas.Lease, seq int) int {
+	i, ok := l.Index(seq)
+	if !ok || !l.Calls[i].Safe {
+		return seq
+	}
+	lo := seq
+	for j := i - 1; j >= 0; j-- {
+		c := &l.Calls[j]
+		if c.Seq != lo-1 || c.State < schemas.CallReady || !c.Safe {
+			break
+		}
+		lo = c.Seq
+	}
+	return lo
 }
 
 // StopRunning says whether a running call of a tool with the given
@@ -42,7 +82,7 @@ func StopRunning(l *schemas.Lease, seq int, interruptible bool) (text string, ok
 	switch {
 	case l.Discarded:
 		return DiscardText, true
-	case l.Abort != nil && l.Abort.Seq != seq:
+	case Aborts(l, seq):
 		return l.Abort.Text, true
 	case l.Cancelled && interruptible:
 		return InterruptText, true
@@ -55,7 +95,7 @@ func StopRunning(l *schemas.Lease, seq int, interruptible bool) (text string, ok
 // call up to seq must be classified.
 func BatchOf(l *schemas.Lease, seq int) int {
 	b := 0
-	for i := 1; i <= seq && i < len(l.Calls); i++ {
+	for i := 1; i < len(l.Calls) && l.Calls[i].Seq <= seq; i++ {
 		if !(l.Calls[i].Safe && l.Calls[i-1].Safe) {
 			b++
 		}
@@ -87,14 +127,19 @@ func ApplyClosedBatches(l *schemas.Lease) bool {
 }
 
 // batchClosed reports whether the safe batch holding call seq is over.
+// Every call up to seq has an entry (it ran, so it was classified after
+// every earlier call was).
 func batchClosed(l *schemas.Lease, seq int) bool {
-	for lo := seq - 1; lo >= 0 && l.Calls[lo].Safe; lo-- {
+	i, ok := l.Index(seq)
+	if !ok || i != seq {
+		return false
+	}
+	for lo := i - 1; lo >= 0 && l.Calls[lo].Safe; lo-- {
 		if l.Calls[lo].State != schemas.CallDone {
 			return false
 		}
 	}
-	hi := seq
-	for {
+	for hi := i; ; hi++ {
 		if l.Calls[hi].State != schemas.CallDone {
 			return false
 		}
@@ -102,13 +147,13 @@ func batchClosed(l *schemas.Lease, seq int) bool {
 		if l.Total >= 0 && next >= l.Total {
 			return true
 		}
-		if next >= len(l.Calls) || l.Calls[next].State < schemas.CallReady {
+		// next == its seq: the entries are dense up to here.
+		if next >= len(l.Calls) || l.Calls[next].Seq != next || l.Calls[next].State < schemas.CallReady {
 			return false
 		}
 		if !l.Calls[next].Safe {
 			return true
 		}
-		hi = next
 	}
 }
 

@@ -80,7 +80,7 @@ func freshLease() *schemas.Lease { return schemas.NewLease(4, time.Now()) }
 // addCall is a mutator appending a call tagged tag (in Tool).
 func addCall(tag string) lease.Mutator {
 	return func(l *schemas.Lease) error {
-		l.Calls = append(l.Calls, schemas.LeaseCall{State: schemas.CallRouted, Tool: tag})
+		l.Calls = append(l.Calls, schemas.LeaseCall{Seq: len(l.Calls), State: schemas.CallRouted, Tool: tag})
 		return nil
 	}
 }

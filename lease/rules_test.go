@@ -43,6 +43,7 @@ func mkLease(max int, desc string) *schemas.Lease {
 		default:
 			panic("bad safe flag in " + tok)
 		}
+		c.Seq = len(l.Calls)
 		l.Calls = append(l.Calls, c)
 	}
 	return l
@@ -223,6 +224,7 @@ func TestCanStartMatchesReference(t *testing.T) {
 				c.State = states[r.IntN(len(states))]
 			}
 			c.Safe = r.IntN(3) > 0
+			c.Seq = len(l.Calls)
 			l.Calls = append(l.Calls, c)
 		}
 		for seq := 0; seq <= n+1; seq++ {
@@ -253,7 +255,7 @@ func TestCanStartBatchesProperty(t *testing.T) {
 		n := 1 + r.IntN(12)
 		l := &schemas.Lease{MaxConcurrency: r.IntN(6), Total: -1}
 		for j := 0; j < n; j++ {
-			l.Calls = append(l.Calls, schemas.LeaseCall{
+			l.Calls = append(l.Calls, schemas.LeaseCall{Seq: len(l.Calls),
 				State: schemas.CallState(2 + r.IntN(3)),
 				Safe:  r.IntN(2) == 0,
 			})

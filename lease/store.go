@@ -71,8 +71,8 @@ func (s *Store) Get(ctx context.Context, tenant, turn string) (*schemas.Lease, u
 type Mutator func(l *schemas.Lease) error
 
 // Update applies fn to the turn's lease by compare-and-set, creating the
-// lease (from fresh) when it does not exist; with a nil fresh a missing
-// lease is jetstream.ErrKeyNotFound. It returns the lease as written (or,
+// lease (from fresh) when it does not exist; with a nil fresh, or one that
+// returns nil, a missing lease is jetstream.ErrKeyNotFound. It returns the lease as written (or,
 // with ErrNoChange from fn, as read) and its revision. The returned lease
 // is the caller's to read and must not be changed.
 //
@@ -170,6 +170,11 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 				if l == nil {
 					l = o.fresh()
 				}
+				if l == nil {
+					// This update's fresh refused to make the lease.
+					o.err = fmt.Errorf("lease: turn %s/%s: %w", tenant, turn, err)
+					continue
+				}
 				live = append(live, o)
 			}
 			if l == nil {
@@ -188,6 +193,11 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 			case errors.Is(o.err, ErrNoChange):
 				o.err = nil
 			}
+		}
+		if changed {
+			// Only a write can bring a rejected call's place: settling
+			// rides on the write that did.
+			Settle(l)
 		}
 		if !changed {
 			if rev == 0 {

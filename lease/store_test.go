@@ -298,7 +298,7 @@ func TestUpdateRetriesOnConflict(t *testing.T) {
 				return err
 			}
 		}
-		l.Calls = append(l.Calls, schemas.LeaseCall{Tool: "p"})
+		l.Calls = append(l.Calls, schemas.LeaseCall{Seq: len(l.Calls), Tool: "p"})
 		return nil
 	})
 	if err != nil {
@@ -336,7 +336,7 @@ func TestUpdateCreateRace(t *testing.T) {
 				return err
 			}
 		}
-		l.Calls = append(l.Calls, schemas.LeaseCall{Tool: "p"})
+		l.Calls = append(l.Calls, schemas.LeaseCall{Seq: len(l.Calls), Tool: "p"})
 		return nil
 	})
 	if err != nil {
@@ -376,7 +376,7 @@ func TestUpdateConcurrentNoLostUpdate(t *testing.T) {
 				for i := 0; i < increments; i++ {
 					tag := fmt.Sprintf("%d/%d/%03d", pi, g, i)
 					l, rev, err := p.store.Update(ctx, tenant, "hot", freshLease, func(l *schemas.Lease) error {
-						l.Calls = append(l.Calls, schemas.LeaseCall{Tool: tag})
+						l.Calls = append(l.Calls, schemas.LeaseCall{Seq: len(l.Calls), Tool: tag})
 						l.MaxConcurrency++
 						return nil
 					})
@@ -474,7 +474,7 @@ func TestUpdateCombinedInOrder(t *testing.T) {
 	go func() {
 		l, rev, err := p.store.Update(ctx, tenant, "t", nil, func(l *schemas.Lease) error {
 			once.Do(func() { close(entered); <-release })
-			l.Calls = append(l.Calls, schemas.LeaseCall{Tool: "leader"})
+			l.Calls = append(l.Calls, schemas.LeaseCall{Seq: len(l.Calls), Tool: "leader"})
 			return nil
 		})
 		leader <- out{l, rev, err}
@@ -613,7 +613,7 @@ func TestUpdateLeaderCancelDoesNotFailQueued(t *testing.T) {
 	go func() {
 		_, _, err := p.store.Update(leaderCtx, tenant, "t", nil, func(l *schemas.Lease) error {
 			once.Do(func() { close(entered); <-release })
-			l.Calls = append(l.Calls, schemas.LeaseCall{Tool: "leader"})
+			l.Calls = append(l.Calls, schemas.LeaseCall{Seq: len(l.Calls), Tool: "leader"})
 			return nil
 		})
 		leaderErr <- err

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -66,6 +67,9 @@ type Config struct {
 	Consumer provision.ConsumerConfig
 	// LeaseTTL is the lease's idle lifetime.
 	LeaseTTL time.Duration
+	// Limits bound what an input event may carry (default
+	// schemas.DefaultLimits).
+	Limits schemas.Limits
 	Log      *slog.Logger
 }
 
@@ -77,6 +81,8 @@ type Router struct {
 	schemas map[string]*coercion.Schema
 	catalog *catalog
 	cons    jetstream.Consumer
+	limits  limits
+	late    atomic.Int64
 }
 
 // New prepares a router on nc: it provisions the streams, binds the lease
@@ -100,6 +106,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	cfg.Limits = cfg.Limits.WithDefaults()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
@@ -114,7 +121,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons}
+	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, limits: limits{cfg.Limits}}
 	for _, t := range cfg.Tools.Tools() {
 		s, err := coercion.Compile(t.InputSchema())
 		if err != nil {
@@ -173,9 +180,9 @@ func (r *Router) handle(ctx context.Context, m jetstream.Msg) {
 		stage.DeadLetter(ctx, r.js, r.cfg.Space, "", subjects.StageRouter, m, err, r.cfg.Log)
 		return
 	}
-	meta, data, err := schemas.Decode(m.Headers(), m.Data())
+	meta, data, err := r.cfg.Limits.Decode(m.Headers(), m.Data())
 	if err != nil {
-		r.poison(ctx, p, m, err)
+		r.poison(ctx, p, m, meta, data, err)
 		return
 	}
 	switch d := data.(type) {
@@ -192,7 +199,13 @@ func (r *Router) handle(ctx context.Context, m jetstream.Msg) {
 		stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, err, r.cfg.Log)
 		return
 	}
-	if err != nil {
+	var late *lateError
+	switch {
+	case errors.As(err, &late):
+		r.late.Add(1)
+		stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, late, r.cfg.Log)
+		return
+	case err != nil:
 		r.cfg.Log.Warn("router: retrying", "subject", m.Subject(), "err", err)
 		_ = m.NakWithDelay(retryDelay(m))
 		return
@@ -200,25 +213,47 @@ func (r *Router) handle(ctx context.Context, m jetstream.Msg) {
 	_ = m.Ack()
 }
 
-// poison dead-letters an undecodable event; when the subject and the ce-seq
-// header still say which call it was, the call gets an error result so the
-// turn can complete.
-func (r *Router) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg, cause error) {
+// Late counts the tool_use events that came after their turn's end and
+// were answered without running.
+func (r *Router) Late() int64 { return r.late.Load() }
+
+// poison dead-letters an event that cannot be used: undecodable, or with a
+// field over a limit. When the event still says which call it was (its seq
+// under the limit, from the data or the ce-seq header), the call gets an
+// error result in its place, so the turn can complete; an unusable
+// turn_end closes its turn at the calls seen.
+func (r *Router) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg, meta schemas.Meta, data schemas.Data, cause error) {
 	stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, cause, r.cfg.Log)
-	if p.Kind != subjects.KindUse || subjects.CheckToken("tenant", p.Tenant) != nil || subjects.CheckToken("turn", p.Turn) != nil {
+	if subjects.CheckToken("tenant", p.Tenant) != nil || subjects.CheckToken("turn", p.Turn) != nil {
 		return
 	}
-	seq, err := strconv.Atoi(m.Headers().Get("ce-seq"))
-	if err != nil || seq < 0 {
+	if p.Kind == subjects.KindEnd {
+		if err := r.closeAt(ctx, p, "turn_end not usable, the turn is closed at the calls seen: "+cause.Error()); err != nil {
+			r.cfg.Log.Error("router: could not close a turn after a bad turn_end", "subject", m.Subject(), "err", err)
+		}
+		return
+	}
+	if p.Kind != subjects.KindUse {
+		return
+	}
+	use := r.limits.identify(meta, data)
+	if use == nil {
 		return
 	}
 	// A corrupt copy of a call that is already routed (a good copy came
 	// first) must not replace it.
-	if l, _, err := r.store.Get(ctx, p.Tenant, p.Turn); err == nil && seq < len(l.Calls) && l.Calls[seq].State != schemas.CallUnknown {
-		return
+	if l, _, err := r.store.Get(ctx, p.Tenant, p.Turn); err == nil {
+		if c := l.Peek(use.Seq); c != nil && c.State != schemas.CallUnknown {
+			return
+		}
 	}
-	use := &schemas.ToolUse{Seq: seq, ToolUseID: "unknown"}
-	if err := r.reject(ctx, p, use, "malformed tool_use event: "+cause.Error()); err != nil {
+	why := "Tool call not executed: malformed tool_use event: " + cause.Error()
+	var fe *schemas.FieldError
+	if errors.As(cause, &fe) && fe.Limit != "" {
+		why = "Tool call not executed: the tool_use event is over a limit: " + cause.Error()
+	}
+	var late *lateError
+	if err := r.reject(ctx, p, use, rejection{why: why}); err != nil && !errors.As(err, &late) {
 		r.cfg.Log.Error("router: could not answer a malformed call", "subject", m.Subject(), "err", err)
 	}
 }

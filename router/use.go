@@ -24,35 +24,38 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		if why == "" {
 			why = "the model's stream ended before this tool call was complete"
 		}
-		return r.reject(ctx, p, u, "Tool call incomplete, not executed: "+why)
+		return r.reject(ctx, p, u, rejection{why: "Tool call incomplete, not executed: " + why})
 	}
 	rt, why := r.resolve(u.Name)
 	if why != "" {
-		return r.reject(ctx, p, u, why)
+		return r.reject(ctx, p, u, rejection{why: why})
 	}
 	args, repaired := json.RawMessage(u.Input), false
 	if len(args) == 0 {
 		var err error
 		args, repaired, err = coercion.ParseRaw(u.RawInput)
 		if err != nil {
-			return r.reject(ctx, p, u, "Invalid tool arguments: "+err.Error())
+			return r.reject(ctx, p, u, rt.failure("Invalid tool arguments: "+err.Error(), nil))
 		}
 	}
-	args, err := rt.schema.Apply(args)
+	applied, err := rt.schema.Apply(args)
 	if err != nil {
-		// A validation error is the call's failure: a tool that cancels its
-		// siblings on error does so here too.
 		why := "Invalid tool arguments: " + err.Error()
 		var ve *coercion.ValidationError
 		if errors.As(err, &ve) {
 			why = err.Error()
 		}
-		return r.rejectFailed(ctx, p, u, why, rt.cancelsSiblings, rt.activity(args))
+		// The input as written names the call.
+		return r.reject(ctx, p, u, rt.failure(why, args))
 	}
+	args = applied
 	pool := rt.pool
-	halted := ""
-	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(u), func(l *schemas.Lease) error {
-		halted = ""
+	halted, late := "", ""
+	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(ctx, p, u), func(l *schemas.Lease) error {
+		halted, late = "", ""
+		if late = pastEnd(l, u.Seq); late != "" {
+			return lease.ErrNoChange
+		}
 		c := l.Call(u.Seq)
 		if c.State != schemas.CallUnknown {
 			// A redelivery: the call is registered; only the dispatch
@@ -66,7 +69,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 			// registered here, so the limit is in place before any starts.
 			l.MaxConcurrency = u.MaxConcurrency
 		}
-		if text, ok := lease.Halted(l); ok {
+		if text, ok := lease.Halted(l, u.Seq); ok {
 			// The turn was stopped before this call arrived: it never runs.
 			halted = text
 			return lease.ErrNoChange
@@ -75,10 +78,13 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		return nil
 	})
 	if err != nil {
-		return err
+		return r.turnOver(ctx, p, u, err)
+	}
+	if late != "" {
+		return r.answerLate(ctx, p, u, late)
 	}
 	if halted != "" {
-		return r.reject(ctx, p, u, halted)
+		return r.reject(ctx, p, u, rejection{why: halted, now: true})
 	}
 	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: rt.name, Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired}
 	return r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), subjects.DispatchMsgID(p.Tenant, p.Turn, u.Seq), p, meta.TraceParent, u.Seq, d)
@@ -92,6 +98,18 @@ type route struct {
 	cancelsSiblings bool
 	// activity names a call of the tool for people.
 	activity func(json.RawMessage) string
+}
+
+// failure is the rejection of a call whose input the tool cannot take: the
+// call's own failure, so a tool that cancels its siblings on error does so
+// here too — at the call's place in the turn. args is the input as far as
+// it parsed (nil when it did not), for naming the call.
+func (rt route) failure(why string, args json.RawMessage) rejection {
+	rj := rejection{why: why}
+	if rt.cancelsSiblings {
+		rj.abort = lease.SiblingText(rt.activity(args))
+	}
+	return rj
 }
 
 // resolve finds a tool: one this router hosts, else one a remote pool's
@@ -113,62 +131,72 @@ func (r *Router) resolve(name string) (rt route, why string) {
 	return route{}, "No such tool available: " + name
 }
 
-// fresh makes the lease of a turn this router sees first.
-func (r *Router) fresh(u *schemas.ToolUse) func() *schemas.Lease {
-	return func() *schemas.Lease {
-		m := r.cfg.MaxConcurrency
-		if u != nil && u.MaxConcurrency > 0 {
-			m = u.MaxConcurrency
-		}
-		return schemas.NewLease(m, time.Now())
-	}
+// rejection is how the router answers a call it will not dispatch.
+type rejection struct {
+	// why is the call's result.
+	why string
+	// abort is the sibling-cancel text the call's failure sets when its
+	// place in the turn comes; empty when it cancels nothing.
+	abort string
+	// now: the call is done at once, as the turn already stopped it.
+	// Otherwise it is an unsafe call that fails at its place: later calls
+	// wait for every earlier call, and its failure reaches no call before
+	// it (lease.Settle).
+	now bool
 }
 
 // reject answers a call that will not run. The result is published before
-// the lease marks the call done: a crash in between redelivers the event,
-// and the second result publish is dropped as a duplicate.
-func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string) error {
-	return r.rejectFailed(ctx, p, u, why, false, "")
-}
-
-// rejectFailed is reject for a call whose rejection is its own failure:
-// when its tool cancels siblings, the turn's unfinished calls are aborted
-// in the same write that marks it done; activity names the call.
-func (r *Router) rejectFailed(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string, cancelsSiblings bool, activity string) error {
+// the lease records the call: a crash in between redelivers the event, and
+// the second result publish is dropped as a duplicate.
+func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, rj rejection) error {
 	now := time.Now().UTC()
 	res := &schemas.ToolResult{
 		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, IsError: true,
-		Content:   sanitizer.Error(why, sanitizer.Options{}),
+		Content:   sanitizer.Error(rj.why, sanitizer.Options{}),
 		StartedAt: now, FinishedAt: now, Worker: "router",
 	}
 	err := r.publish(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq), subjects.ResultMsgID(p.Tenant, p.Turn, u.Seq), p, "", u.Seq, res)
 	if err != nil && !r.subjectHasMsg(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)) {
 		return err
 	}
-	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(u), func(l *schemas.Lease) error {
-		c := l.Call(u.Seq)
-		if c.State == schemas.CallDone {
+	late := ""
+	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(ctx, p, u), func(l *schemas.Lease) error {
+		if late = pastEnd(l, u.Seq); late != "" {
+			// Answered (the result above is stored), but not part of the turn.
 			return lease.ErrNoChange
 		}
-		c.State, c.Tool = schemas.CallDone, u.Name
-		if cancelsSiblings && l.Abort == nil {
-			l.Abort = &schemas.LeaseAbort{Seq: u.Seq, Text: lease.SiblingText(activity)}
+		c := l.Call(u.Seq)
+		if c.State != schemas.CallUnknown {
+			// Recorded already (a redelivery), or routed by a good copy.
+			return lease.ErrNoChange
 		}
+		if u.MaxConcurrency > 0 {
+			l.MaxConcurrency = u.MaxConcurrency
+		}
+		c.Tool = u.Name
+		if rj.now {
+			c.State = schemas.CallDone
+			return nil
+		}
+		c.State, c.Safe, c.Rejected, c.AbortText = schemas.CallReady, false, true, rj.abort
 		return nil
 	})
-	return err
+	if err != nil {
+		return r.turnOver(ctx, p, u, err)
+	}
+	if late != "" {
+		return &lateError{reason: late}
+	}
+	return nil
 }
 
 // end records the turn's number of calls and forwards the end to reorder.
 func (r *Router) end(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd) error {
-	l, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(nil), func(l *schemas.Lease) error {
+	l, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.freshTurn, func(l *schemas.Lease) error {
 		if l.Total >= 0 {
 			return lease.ErrNoChange
 		}
 		l.Total = e.Calls
-		if e.Calls > 0 {
-			l.Call(e.Calls - 1)
-		}
 		return nil
 	})
 	if err != nil {
@@ -190,7 +218,7 @@ func (r *Router) publishEnd(ctx context.Context, p subjects.Parsed, e *schemas.T
 // cancel marks a user interrupt: calls not started never start, running
 // calls of interruptible tools are stopped.
 func (r *Router) cancel(ctx context.Context, p subjects.Parsed) error {
-	_, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(nil), func(l *schemas.Lease) error {
+	_, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.freshTurn, func(l *schemas.Lease) error {
 		if l.Cancelled {
 			return lease.ErrNoChange
 		}
@@ -204,13 +232,13 @@ func (r *Router) cancel(ctx context.Context, p subjects.Parsed) error {
 // started. The stream that will not finish sends no turn_end, so the turn
 // is closed at the calls seen so far.
 func (r *Router) discard(ctx context.Context, p subjects.Parsed) error {
-	l, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(nil), func(l *schemas.Lease) error {
+	l, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.freshTurn, func(l *schemas.Lease) error {
 		if l.Discarded && l.Total >= 0 {
 			return lease.ErrNoChange
 		}
 		l.Discarded = true
 		if l.Total < 0 {
-			l.Total = len(l.Calls)
+			l.Total = l.Seen()
 		}
 		return nil
 	})

@@ -121,9 +121,19 @@ func checkMeta(meta Meta) error {
 	return nil
 }
 
-// Decode reads an event in binary mode: the ce-* headers and msgpack or JSON
-// data. Every failure is a *FieldError naming the header or field at fault.
+// Decode reads an event in binary mode under the default limits; see
+// Limits.Decode.
 func Decode(h nats.Header, body []byte) (Meta, Data, error) {
+	return DefaultLimits().Decode(h, body)
+}
+
+// Decode reads an event in binary mode: the ce-* headers and msgpack or JSON
+// data, every field within l. Every failure is a *FieldError naming the
+// header or field at fault. When a field is over a limit (the error's Limit
+// is set), the data is returned too, as decoded, so that the caller can
+// answer the call it names.
+func (l Limits) Decode(h nats.Header, body []byte) (Meta, Data, error) {
+	l = l.WithDefaults()
 	var meta Meta
 	get := func(k string, req bool) (string, error) {
 		vs := h[k]
@@ -139,7 +149,23 @@ func Decode(h nats.Header, body []byte) (Meta, Data, error) {
 		}
 		return v, nil
 	}
-	var err error
+	// ce-seq first: when the rest is unusable, it may still say which call
+	// the event was, so that the call can be answered.
+	meta.Seq = -1
+	seq, err := get(hdrSeq, false)
+	if err != nil {
+		return meta, nil, err
+	}
+	if seq != "" {
+		n, err := strconv.Atoi(seq)
+		if err != nil || n < 0 {
+			return meta, nil, &FieldError{Field: hdrSeq, Reason: fmt.Sprintf("not a non-negative integer: %q", seq)}
+		}
+		if n >= l.MaxCallsPerTurn {
+			return meta, nil, overLimit(hdrSeq, fmt.Sprintf("%s is not below the limit of %d calls per turn", seq, l.MaxCallsPerTurn), LimitCalls)
+		}
+		meta.Seq = n
+	}
 	sv, err := get(hdrSpecVersion, true)
 	if err != nil {
 		return meta, nil, err
@@ -177,16 +203,6 @@ func Decode(h nats.Header, body []byte) (Meta, Data, error) {
 	if meta.TraceParent, err = get(hdrTraceParent, false); err != nil {
 		return meta, nil, err
 	}
-	meta.Seq = -1
-	seq, err := get(hdrSeq, false)
-	if err != nil {
-		return meta, nil, err
-	}
-	if seq != "" {
-		if meta.Seq, err = strconv.Atoi(seq); err != nil || meta.Seq < 0 {
-			return meta, nil, &FieldError{Field: hdrSeq, Reason: fmt.Sprintf("not a non-negative integer: %q", seq)}
-		}
-	}
 	ct, err := get(hdrContentType, false)
 	if err != nil {
 		return meta, nil, err
@@ -203,6 +219,9 @@ func Decode(h nats.Header, body []byte) (Meta, Data, error) {
 	}
 	if err := data.Validate(); err != nil {
 		return meta, nil, err
+	}
+	if err := l.Check(data); err != nil {
+		return meta, data, err
 	}
 	return meta, data, nil
 }

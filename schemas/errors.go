@@ -7,7 +7,10 @@ import "fmt"
 type FieldError struct {
 	Field  string
 	Reason string
-	Err    error
+	// Limit names the configured limit the field is over (Limits), empty
+	// when the field is wrong in another way.
+	Limit string
+	Err   error
 }
 
 // Error implements error.

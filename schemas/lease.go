@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -43,6 +44,8 @@ func (s CallState) String() string {
 
 // LeaseCall is one call's entry in a turn's lease.
 type LeaseCall struct {
+	// Seq is the call's position in its turn.
+	Seq   int       `msgpack:"q"`
 	State CallState `msgpack:"s"`
 	Safe  bool      `msgpack:"f,omitempty"`
 	// ReadOnly calls may run again after a worker died; others may not.
@@ -53,6 +56,14 @@ type LeaseCall struct {
 	// Deadline (Unix ms) of a running call: past it the worker counts as dead.
 	Deadline int64 `msgpack:"d,omitempty"`
 	Attempts int   `msgpack:"a,omitempty"`
+	// Rejected marks a call the router answered without dispatching it
+	// (unknown tool, invalid input, incomplete block). It counts as an
+	// unsafe call that fails at its place in the turn: it stays ready until
+	// every earlier call is done, and is then marked done (lease.Settle).
+	Rejected bool `msgpack:"x,omitempty"`
+	// AbortText is the sibling-cancel text a rejected call sets as the
+	// turn's Abort when it settles, for a tool that cancels its siblings.
+	AbortText string `msgpack:"at,omitempty"`
 }
 
 // Lease is a turn's shared state: the only state the stages share besides
@@ -64,7 +75,9 @@ type Lease struct {
 	Version        uint64 `msgpack:"v"`
 	MaxConcurrency int    `msgpack:"m"`
 	// Total is the number of calls once turn_end is seen, -1 before.
-	Total int         `msgpack:"n"`
+	Total int `msgpack:"n"`
+	// Calls are the entries of the calls that exist, sorted by Seq: a
+	// lease's size follows the calls a turn has, not its largest seq.
 	Calls []LeaseCall `msgpack:"c"`
 	// Context is the turn context calls run with.
 	WorkDir        string `msgpack:"wd,omitempty"`
@@ -88,7 +101,12 @@ type Lease struct {
 
 // LeaseAbort records why a turn's unfinished calls are cancelled.
 type LeaseAbort struct {
-	Seq  int    `msgpack:"s"`
+	// Seq is the call that failed.
+	Seq int `msgpack:"s"`
+	// From is the first call the abort reaches: the start of the failing
+	// call's concurrent batch. Calls before it had finished when it failed
+	// (under the start rule) and are never cancelled by it.
+	From int    `msgpack:"f,omitempty"`
 	Text string `msgpack:"t"`
 }
 
@@ -117,12 +135,45 @@ func NewLease(maxConcurrency int, now time.Time) *Lease {
 	return &Lease{MaxConcurrency: maxConcurrency, Total: -1, Created: now.UnixMilli()}
 }
 
-// Call returns the entry of call seq, growing the list as needed.
+// Call returns the entry of call seq, adding it (unknown) when the lease
+// has none. The pointer is good until the next Call adds an entry.
 func (l *Lease) Call(seq int) *LeaseCall {
-	for len(l.Calls) <= seq {
-		l.Calls = append(l.Calls, LeaseCall{})
+	i, ok := l.find(seq)
+	if !ok {
+		l.Calls = slices.Insert(l.Calls, i, LeaseCall{Seq: seq})
 	}
-	return &l.Calls[seq]
+	return &l.Calls[i]
+}
+
+// Peek returns the entry of call seq, or nil when the lease has none.
+func (l *Lease) Peek(seq int) *LeaseCall {
+	if i, ok := l.find(seq); ok {
+		return &l.Calls[i]
+	}
+	return nil
+}
+
+// Index is the position of call seq's entry in Calls; ok is false when the
+// lease has none. Every call before seq has an entry exactly when the
+// index equals seq, as seqs are unique and sorted.
+func (l *Lease) Index(seq int) (i int, ok bool) { return l.find(seq) }
+
+// Seen is one past the highest seq with an entry: the calls seen so far
+// when a turn is closed without its end (0 for none).
+func (l *Lease) Seen() int {
+	if len(l.Calls) == 0 {
+		return 0
+	}
+	return l.Calls[len(l.Calls)-1].Seq + 1
+}
+
+func (l *Lease) find(seq int) (int, bool) {
+	// Entries usually arrive in order and are dense: try the direct
+	// position before searching.
+	if seq >= 0 && seq < len(l.Calls) && l.Calls[seq].Seq == seq {
+		return seq, true
+	}
+	return slices.BinarySearchFunc(l.Calls, seq, func(c LeaseCall, s int) int { return c.Seq - s })
 }
 
 // EncodeLease is the KV value of a lease.
@@ -133,6 +184,11 @@ func DecodeLease(b []byte) (*Lease, error) {
 	l := &Lease{}
 	if err := msgpack.Unmarshal(b, l); err != nil {
 		return nil, &FieldError{Field: "lease", Reason: "not a msgpack lease", Err: err}
+	}
+	for i := range l.Calls {
+		if l.Calls[i].Seq < 0 || i > 0 && l.Calls[i].Seq <= l.Calls[i-1].Seq {
+			return nil, &FieldError{Field: "lease.c", Reason: fmt.Sprintf("entry %d (seq %d) is out of seq order", i, l.Calls[i].Seq)}
+		}
 	}
 	return l, nil
 }
