@@ -71,6 +71,22 @@ type Call struct {
 	ID    string
 	Name  string
 	Input json.RawMessage
+	// Incomplete, when set, says why the call's block never completed (a
+	// cut stream); Input is then the argument text as far as it came. The
+	// pipeline answers such a call and never runs it.
+	Incomplete string
+}
+
+// use is the call at position seq as an adapter reports it.
+func (call Call) use(seq int) modelstream.Call {
+	if call.Incomplete != "" {
+		return modelstream.Call{Seq: seq, ID: call.ID, Name: call.Name, RawInput: string(call.Input), Err: call.Incomplete}
+	}
+	input := call.Input
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	return modelstream.Call{Seq: seq, ID: call.ID, Name: call.Name, Input: input, Complete: true}
 }
 
 // StreamSummary says what a submitted stream held.
@@ -120,11 +136,7 @@ func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opt
 	// connection keeps them in order.
 	p := &pending{}
 	for i, call := range calls {
-		input := call.Input
-		if len(input) == 0 {
-			input = json.RawMessage(`{}`)
-		}
-		if err := c.publishUse(ctx, p, turn, modelstream.Call{Seq: i, ID: call.ID, Name: call.Name, Input: input, Complete: true}, opts); err != nil {
+		if err := c.publishUse(ctx, p, turn, call.use(i), opts); err != nil {
 			return err
 		}
 	}
@@ -160,11 +172,7 @@ func (c *Client) SubmitCall(ctx context.Context, turn string, seq int, call Call
 	if err := subjects.CheckToken("turn", turn); err != nil {
 		return fmt.Errorf("client: %w", err)
 	}
-	input := call.Input
-	if len(input) == 0 {
-		input = json.RawMessage(`{}`)
-	}
-	return c.publishUse(ctx, nil, turn, modelstream.Call{Seq: seq, ID: call.ID, Name: call.Name, Input: input, Complete: true}, opts)
+	return c.publishUse(ctx, nil, turn, call.use(seq), opts)
 }
 
 // EndTurn says a turn has exactly calls calls.

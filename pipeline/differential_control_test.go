@@ -73,6 +73,27 @@ func stepTool(name string, cancels bool) *tool.Tool {
 type controlCall struct {
 	tool string
 	in   stepInput
+	// reject, when set, makes the router answer the call without running
+	// it: "unknown" (no such tool), "invalid" (input the schema refuses) or
+	// "incomplete" (a block the stream never finished).
+	reject string
+}
+
+// rejectText is what the router's answer to a rejected call must contain.
+var rejectText = map[string]string{
+	"unknown":    "No such tool available: Nope",
+	"invalid":    "ms",
+	"incomplete": "Tool call incomplete, not executed",
+}
+
+// safe is the call's concurrency class as the rule sees it: a rejected
+// call is unsafe (fail closed).
+func (c controlCall) safe() bool { return c.in.Safe && c.reject == "" }
+
+// aborts reports whether the call's failure cancels its siblings: a StepX
+// that fails when run, or whose input the router refuses.
+func (c controlCall) aborts() bool {
+	return c.tool == "StepX" && (c.reject == "invalid" || c.reject == "" && c.in.Fail)
 }
 
 type controlTurn struct {
@@ -94,6 +115,13 @@ func newControlTurn(r *rand.Rand, i int) controlTurn {
 		}
 		if r.IntN(4) == 0 {
 			c.in.Set = fmt.Sprintf("L%d", j)
+		}
+		if r.IntN(10) == 0 {
+			c.reject = []string{"unknown", "invalid", "incomplete"}[r.IntN(3)]
+			c.in.Set = ""
+			if c.reject == "unknown" {
+				c.tool = "Nope"
+			}
 		}
 		t.calls = append(t.calls, c)
 	}
@@ -134,7 +162,8 @@ func TestDifferentialControl(t *testing.T) {
 			defer func() { <-sem }()
 			results, err := runControlTurn(ctx, cl, turn)
 			if err != nil {
-				t.Errorf("turn %s: %v", turn.id, err)
+				t.Errorf("turn %s (max %d, cancel %v, calls %+v): %v; %d results", turn.id, turn.max, turn.cancelAt, turn.calls, err, len(results))
+				dumpLease(t, srv, turn.id)
 				return
 			}
 			kinds, err := checkControlTurn(turn, results)
@@ -150,7 +179,7 @@ func TestDifferentialControl(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("%d turns; outcomes %v", turns, stats)
-	for _, k := range []string{"normal", "failed", "sibling", "interrupt"} {
+	for _, k := range []string{"normal", "failed", "sibling", "interrupt", "rejected"} {
 		if stats[k] == 0 {
 			t.Errorf("no %s outcome in %d turns: the test did not exercise it", k, turns)
 		}
@@ -162,6 +191,12 @@ func runControlTurn(ctx context.Context, cl *client.Client, turn controlTurn) ([
 	for i, c := range turn.calls {
 		in, _ := json.Marshal(c.in)
 		calls[i] = client.Call{ID: fmt.Sprintf("toolu_%s_%d", turn.id, i), Name: c.tool, Input: in}
+		switch c.reject {
+		case "invalid":
+			calls[i].Input = json.RawMessage(`{"safe":true}`)
+		case "incomplete":
+			calls[i].Input, calls[i].Incomplete = json.RawMessage(`{"ms": 1, "sa`), "the stream ended inside this call"
+		}
 	}
 	if err := cl.SubmitCalls(ctx, turn.id, calls, client.TurnOptions{MaxConcurrency: turn.max}); err != nil {
 		return nil, err
@@ -197,7 +232,7 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 	}
 	safe := make([]bool, n)
 	for i, c := range turn.calls {
-		safe[i] = c.in.Safe
+		safe[i] = c.safe()
 	}
 	sibling := "<tool_use_error>" + lease.SiblingText("StepX") + "</tool_use_error>"
 	interrupt := "<tool_use_error>" + lease.InterruptText + "</tool_use_error>"
@@ -205,13 +240,18 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 	kind := make([]string, n)
 	changed := make([]bool, n)
 	var ran []int
-	failedX := -1
 	for i, res := range results {
 		c := turn.calls[i]
 		if res.Seq != i {
 			return nil, fmt.Errorf("delivery %d has seq %d", i, res.Seq)
 		}
 		switch {
+		case c.reject != "":
+			// The router's answer, whatever else happened in the turn.
+			if !res.IsError || res.Worker != "router" || res.Attempt != 0 || !strings.Contains(res.Content, rejectText[c.reject]) {
+				return nil, fmt.Errorf("call %d (%s, rejected %s): unexpected result %+v", i, c.tool, c.reject, res)
+			}
+			kind[i] = "rejected"
 		case res.Content == sibling:
 			kind[i] = "sibling"
 		case res.Content == interrupt:
@@ -224,9 +264,6 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 			}
 		case c.in.Fail && res.IsError && strings.Contains(res.Content, "step failed"):
 			kind[i] = "failed"
-			if c.tool == "StepX" && (failedX < 0 || res.FinishedAt.Before(results[failedX].FinishedAt)) {
-				failedX = i
-			}
 		case !c.in.Fail && !res.IsError && strings.HasPrefix(res.Content, "ran with"):
 			kind[i] = "normal"
 			changed[i] = c.in.Set != ""
@@ -238,25 +275,54 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 			ran = append(ran, i)
 		}
 	}
-	// The rule of §2 over the calls that ran (stopped ones ran until stopped).
-	rs := make([]bool, 0, len(ran))
-	spans := make([]refsched.Span, 0, len(ran))
-	for _, i := range ran {
-		rs = append(rs, safe[i])
-		spans = append(spans, refsched.Span{Start: results[i].StartedAt, End: results[i].FinishedAt})
+	// The start rule over the calls that ran (stopped ones ran until
+	// stopped) and the rejected ones: an unsafe call of no length at its
+	// place, when every earlier call had finished.
+	var rs []bool
+	var spans []refsched.Span
+	var placeAt time.Time
+	for i, res := range results {
+		switch {
+		case kind[i] == "rejected":
+			rs = append(rs, false)
+			spans = append(spans, refsched.Span{Start: placeAt, End: placeAt})
+		case res.Attempt > 0:
+			rs = append(rs, safe[i])
+			spans = append(spans, refsched.Span{Start: res.StartedAt, End: res.FinishedAt})
+		}
+		if res.FinishedAt.After(placeAt) {
+			placeAt = res.FinishedAt
+		}
 	}
 	if err := refsched.Check(rs, spans, turn.max); err != nil {
 		// Check compares calls in the order given, which is seq order.
 		return kinds, err
 	}
-	// §4: a sibling text needs a failing StepX, and what had to wait for it never ran.
-	if kinds["sibling"] > 0 && failedX < 0 {
-		return kinds, fmt.Errorf("sibling cancellations without a failing StepX")
+	// Sibling cancellation: every sibling text is explained by a failing
+	// StepX whose reach holds the call — never a call before the failing
+	// call's batch — and whatever had to wait for a failing StepX never ran.
+	var failing []int
+	for i, c := range turn.calls {
+		if c.aborts() && (kind[i] == "failed" || kind[i] == "rejected") {
+			failing = append(failing, i)
+		}
 	}
-	if failedX >= 0 {
-		for j, must := range refsched.MustWaitFor(safe, failedX) {
-			if must && (kind[j] == "normal" || kind[j] == "failed" || results[j].Attempt > 0) {
-				return kinds, fmt.Errorf("call %d had to wait for failing call %d but ran (%s)", j, failedX, kind[j])
+	for j := range results {
+		if kind[j] != "sibling" {
+			continue
+		}
+		explained := false
+		for _, f := range failing {
+			explained = explained || refsched.Reach(safe, f)[j]
+		}
+		if !explained {
+			return kinds, fmt.Errorf("call %d got the sibling text, but no failing StepX (%v) reaches it: a failure cancelled a call before its batch", j, failing)
+		}
+	}
+	for _, f := range failing {
+		for j, must := range refsched.MustWaitFor(safe, f) {
+			if must && kind[j] != "rejected" && (kind[j] == "normal" || kind[j] == "failed" || results[j].Attempt > 0) {
+				return kinds, fmt.Errorf("call %d had to wait for failing call %d but ran (%s)", j, f, kind[j])
 			}
 		}
 	}

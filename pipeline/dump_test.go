@@ -7,6 +7,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/internal/testenv"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
 )
 
 // dumpStreams logs the out and result streams, to diagnose a failed test.
@@ -26,4 +28,22 @@ func dumpStreams(t *testing.T, srv *embedded.Server) {
 			t.Logf("%s %d %s seq=%s type=%s", name, seq, m.Subject, m.Header.Get("ce-seq"), m.Header.Get("ce-type"))
 		}
 	}
+}
+
+// dumpLease logs a turn's lease, to diagnose a turn that did not complete.
+func dumpLease(t *testing.T, srv *embedded.Server, turn string) {
+	js, _ := jetstream.New(testenv.Conn(t, srv, "dump"))
+	sp := subjects.Default()
+	kv, err := js.KeyValue(context.Background(), sp.LeaseBucket())
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	e, err := kv.Get(context.Background(), sp.LeaseKey(subjects.DefaultTenant, turn))
+	if err != nil {
+		t.Logf("lease of %s: %v", turn, err)
+		return
+	}
+	l, err := schemas.DecodeLease(e.Value())
+	t.Logf("lease of %s: %+v (err %v)", turn, l, err)
 }

@@ -1,7 +1,12 @@
 // Package refsched is the reference scheduler: a plain, sequential
-// implementation of the start rule of notes/semantics.md §2, in virtual
+// implementation of the start rule of docs/orchestration.md, in virtual
 // time, and a checker of the rule's invariants on any timeline. The
 // distributed pipeline is tested against it.
+//
+// A call the router rejects (unknown tool, invalid input, incomplete
+// block) is, to the rule, an unsafe call that takes no time: it fails at
+// its place in the turn, once every earlier call has finished, and every
+// later call waits for it.
 package refsched
 
 import (
@@ -15,6 +20,17 @@ import (
 type Call struct {
 	Safe     bool
 	Duration time.Duration
+	// Rejected: the router answered the call without running it. It is
+	// unsafe and takes no time, whatever Safe and Duration say.
+	Rejected bool
+}
+
+// effective is the call as the rule sees it.
+func (c Call) effective() Call {
+	if c.Rejected {
+		return Call{Rejected: true}
+	}
+	return c
 }
 
 // Span is when a call ran.
@@ -44,6 +60,11 @@ func Simulate(calls []Call, maxConcurrency int, t0 time.Time) []Span {
 		maxConcurrency = 1
 	}
 	n := len(calls)
+	eff := make([]Call, n)
+	for i, c := range calls {
+		eff[i] = c.effective()
+	}
+	calls = eff
 	spans := make([]Span, n)
 	started := make([]bool, n)
 	done := make([]bool, n)
@@ -56,6 +77,16 @@ func Simulate(calls []Call, maxConcurrency int, t0 time.Time) []Span {
 			}
 			started[i] = true
 			spans[i] = Span{Start: now, End: now.Add(calls[i].Duration)}
+		}
+		// Zero-length calls (rejections) finish the moment they start.
+		progressed := false
+		for i := 0; i < n; i++ {
+			if started[i] && !done[i] && !spans[i].End.After(now) {
+				done[i], progressed = true, true
+			}
+		}
+		if progressed {
+			continue
 		}
 		// Advance to the next finish.
 		next := time.Time{}
@@ -168,6 +199,32 @@ func ContextSeen(safe, changed []bool) (versions, last []int) {
 		}
 	}
 	return versions, last
+}
+
+// BatchStart is the first call of the concurrent batch holding call f: f
+// itself when it is unsafe (or rejected: pass false for it in safe).
+func BatchStart(safe []bool, f int) int {
+	if !safe[f] {
+		return f
+	}
+	lo := f
+	for lo > 0 && safe[lo-1] {
+		lo--
+	}
+	return lo
+}
+
+// Reach reports which calls the failure of call f may cancel when it
+// cancels its siblings: those that could still be unfinished when it fails
+// under the rule — the other members of its own concurrent batch and every
+// later call. A call before f's batch had finished before f could start,
+// and is never cancelled by it.
+func Reach(safe []bool, f int) []bool {
+	out := make([]bool, len(safe))
+	for j := BatchStart(safe, f); j < len(safe); j++ {
+		out[j] = j != f
+	}
+	return out
 }
 
 // MustWaitFor reports which calls cannot start before call f finishes: the

@@ -26,11 +26,12 @@ func TestSimulateHandCases(t *testing.T) {
 		max   int
 		start []time.Duration
 	}{
-		{"safe run together", []Call{{true, 10 * ms}, {true, 20 * ms}, {true, 5 * ms}}, 10, []time.Duration{0, 0, 0}},
-		{"max limits the batch", []Call{{true, 10 * ms}, {true, 20 * ms}, {true, 5 * ms}}, 2, []time.Duration{0, 0, 10 * ms}},
-		{"unsafe waits for all before", []Call{{true, 10 * ms}, {true, 20 * ms}, {false, 5 * ms}, {true, 1 * ms}}, 10, []time.Duration{0, 0, 20 * ms, 25 * ms}},
-		{"safe never overtakes unsafe", []Call{{false, 10 * ms}, {true, 1 * ms}, {true, 1 * ms}}, 10, []time.Duration{0, 10 * ms, 10 * ms}},
-		{"later safe joins an earlier safe's batch", []Call{{true, 30 * ms}, {false, 5 * ms}, {true, 1 * ms}}, 10, []time.Duration{0, 30 * ms, 35 * ms}},
+		{"safe run together", []Call{{Safe: true, Duration: 10 * ms}, {Safe: true, Duration: 20 * ms}, {Safe: true, Duration: 5 * ms}}, 10, []time.Duration{0, 0, 0}},
+		{"max limits the batch", []Call{{Safe: true, Duration: 10 * ms}, {Safe: true, Duration: 20 * ms}, {Safe: true, Duration: 5 * ms}}, 2, []time.Duration{0, 0, 10 * ms}},
+		{"unsafe waits for all before", []Call{{Safe: true, Duration: 10 * ms}, {Safe: true, Duration: 20 * ms}, {Safe: false, Duration: 5 * ms}, {Safe: true, Duration: 1 * ms}}, 10, []time.Duration{0, 0, 20 * ms, 25 * ms}},
+		{"safe never overtakes unsafe", []Call{{Safe: false, Duration: 10 * ms}, {Safe: true, Duration: 1 * ms}, {Safe: true, Duration: 1 * ms}}, 10, []time.Duration{0, 10 * ms, 10 * ms}},
+		{"a rejection waits for every earlier call and holds back the later ones", []Call{{Safe: true, Duration: 30 * ms}, {Safe: true, Duration: 10 * ms}, {Rejected: true, Safe: true, Duration: 50 * ms}, {Safe: true, Duration: 1 * ms}}, 10, []time.Duration{0, 0, 30 * ms, 30 * ms}},
+		{"later safe joins an earlier safe's batch", []Call{{Safe: true, Duration: 30 * ms}, {Safe: false, Duration: 5 * ms}, {Safe: true, Duration: 1 * ms}}, 10, []time.Duration{0, 30 * ms, 35 * ms}},
 	}
 	for _, c := range cases {
 		spans := Simulate(c.calls, c.max, t0)
@@ -41,7 +42,7 @@ func TestSimulateHandCases(t *testing.T) {
 		}
 		safe := make([]bool, len(c.calls))
 		for i := range c.calls {
-			safe[i] = c.calls[i].Safe
+			safe[i] = c.calls[i].Safe && !c.calls[i].Rejected
 		}
 		if err := Check(safe, spans, c.max); err != nil {
 			t.Errorf("%s: own schedule fails Check: %v", c.name, err)
@@ -128,5 +129,29 @@ func TestMustWaitFor(t *testing.T) {
 	}
 	if got, want := MustWaitFor(safe, 3), []bool{false, false, false, false, true}; !reflect.DeepEqual(got, want) {
 		t.Errorf("unsafe f: %v, want %v", got, want)
+	}
+}
+
+// TestReach: a failure reaches the other members of its batch and every
+// later call, never a call before its batch — the order the model wrote.
+func TestReach(t *testing.T) {
+	safe := []bool{true, true, false, true, true, true, false, true}
+	cases := []struct {
+		f     int
+		start int
+		want  []bool
+	}{
+		{f: 4, start: 3, want: []bool{false, false, false, true, false, true, true, true}},
+		{f: 2, start: 2, want: []bool{false, false, false, true, true, true, true, true}},
+		{f: 0, start: 0, want: []bool{false, true, true, true, true, true, true, true}},
+		{f: 6, start: 6, want: []bool{false, false, false, false, false, false, false, true}},
+	}
+	for _, c := range cases {
+		if got := BatchStart(safe, c.f); got != c.start {
+			t.Errorf("BatchStart(%d) = %d, want %d", c.f, got, c.start)
+		}
+		if got := Reach(safe, c.f); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Reach(%d) = %v, want %v", c.f, got, c.want)
+		}
 	}
 }

@@ -34,10 +34,19 @@ var errTurnOver = errors.New("the turn is over (its end was recorded and its lea
 // fresh makes the lease of a turn this router sees first — unless the turn
 // is over: a late event must not bring an expired turn back to life and
 // run. The check costs one read for the first event of a turn only.
+//
+// The end marker is published only after the lease exists (end, discard,
+// closeAt), so a marker without a lease means an expired turn; the lease is
+// read again after the marker because another router may have made both
+// since this update's read.
 func (r *Router) fresh(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse) func() *schemas.Lease {
 	return func() *schemas.Lease {
 		if u != nil && r.subjectHasMsg(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn)) {
-			return nil
+			if _, _, err := r.store.Get(ctx, p.Tenant, p.Turn); errors.Is(err, jetstream.ErrKeyNotFound) {
+				return nil
+			}
+			// It exists now: the create below conflicts, and the update
+			// retries on what the other router wrote.
 		}
 		m := r.cfg.MaxConcurrency
 		if u != nil && u.MaxConcurrency > 0 {
