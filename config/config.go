@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/permission"
+	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/mcp"
 )
@@ -35,6 +36,9 @@ type Config struct {
 	Permissions *Permissions `json:"permissions"`
 	// MCPServers are the MCP servers whose tools join the pool.
 	MCPServers []mcp.ServerConfig `json:"mcp_servers"`
+	// Limits bound what an event may carry; unset fields keep their
+	// defaults (schemas.DefaultLimits).
+	Limits schemas.Limits `json:"limits"`
 
 	// DenyRules are Deny parsed.
 	DenyRules []tool.Rule `json:"-"`
@@ -45,7 +49,7 @@ type Config struct {
 }
 
 // fields are the keys a file may hold, in the order errors list them.
-var fields = []string{"deny", "tool_search", "permissions", "mcp_servers"}
+var fields = []string{"deny", "tool_search", "permissions", "mcp_servers", "limits"}
 
 // RuleSet is one set of per-call rules as written.
 type RuleSet struct {
@@ -140,6 +144,8 @@ func Parse(data []byte) (*Config, error) {
 			err = c.setPermissions(raw, valueAt)
 		case "mcp_servers":
 			err = c.setMCPServers(raw, valueAt)
+		case "limits":
+			err = c.setLimits(raw, valueAt)
 		default:
 			err = errAt(keyAt, "unknown field %q (known: %s)", key, strings.Join(fields, ", "))
 		}

@@ -67,7 +67,7 @@ func (e *Executor) handle(work, recv context.Context, m jetstream.Msg) {
 		stage.DeadLetter(work, e.js, e.cfg.Space, "", subjects.StageExecutor, m, err, e.cfg.Log)
 		return
 	}
-	meta, data, err := schemas.Decode(m.Headers(), m.Data())
+	meta, data, err := e.cfg.Limits.Decode(m.Headers(), m.Data())
 	if err != nil {
 		e.poison(work, p, m, err)
 		return

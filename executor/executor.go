@@ -26,6 +26,7 @@ import (
 	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/permission"
 	"github.com/toolwire/toolwire/provision"
+	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/stage"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -72,7 +73,10 @@ type Config struct {
 	// Source is the ce-source of results.
 	Source   string
 	LeaseTTL time.Duration
-	Log      *slog.Logger
+	// Limits bound what a dispatch or decision may carry (default
+	// schemas.DefaultLimits).
+	Limits schemas.Limits
+	Log    *slog.Logger
 }
 
 // Executor is one worker of a pool.

@@ -18,6 +18,7 @@ import (
 	"github.com/toolwire/toolwire/provision"
 	"github.com/toolwire/toolwire/reorder"
 	"github.com/toolwire/toolwire/router"
+	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -39,6 +40,8 @@ type Config struct {
 	// WorkDir is the working directory of calls whose turn names none.
 	WorkDir   string
 	Provision provision.Config
+	// Limits bound what every event may carry (default schemas.DefaultLimits).
+	Limits schemas.Limits
 	// Executor tunes every executor (Space, Tools, WorkDir are filled in).
 	Executor executor.Config
 	Log      *slog.Logger
@@ -104,7 +107,7 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error
 		if err != nil {
 			return nil, err
 		}
-		r, err := router.New(ctx, nc, router.Config{Space: cfg.Space, Tools: cfg.Tools, MaxConcurrency: cfg.MaxConcurrency, LeaseTTL: cfg.Provision.LeaseTTL, Log: cfg.Log})
+		r, err := router.New(ctx, nc, router.Config{Space: cfg.Space, Tools: cfg.Tools, MaxConcurrency: cfg.MaxConcurrency, LeaseTTL: cfg.Provision.LeaseTTL, Limits: cfg.Limits, Log: cfg.Log})
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +119,7 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error
 			return nil, err
 		}
 		ec := cfg.Executor
-		ec.Space, ec.Tools, ec.Log, ec.LeaseTTL = cfg.Space, cfg.Tools, cfg.Log, cfg.Provision.LeaseTTL
+		ec.Space, ec.Tools, ec.Log, ec.LeaseTTL, ec.Limits = cfg.Space, cfg.Tools, cfg.Log, cfg.Provision.LeaseTTL, cfg.Limits
 		if ec.WorkDir == "" {
 			ec.WorkDir = cfg.WorkDir
 		}
@@ -135,7 +138,7 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error
 		if err != nil {
 			return nil, err
 		}
-		r, err := reorder.New(ctx, nc, reorder.Config{Space: cfg.Space, Log: cfg.Log})
+		r, err := reorder.New(ctx, nc, reorder.Config{Space: cfg.Space, Limits: cfg.Limits, Log: cfg.Log})
 		if err != nil {
 			return nil, err
 		}

@@ -37,7 +37,10 @@ type Config struct {
 	// Lanes is the number of turns handled in parallel (default 16).
 	Lanes    int
 	Consumer provision.ConsumerConfig
-	Log      *slog.Logger
+	// Limits bound what a result or end marker may carry (default
+	// schemas.DefaultLimits).
+	Limits schemas.Limits
+	Log    *slog.Logger
 }
 
 // Reorder is one instance of the stage.
@@ -115,9 +118,9 @@ func (r *Reorder) handle(ctx context.Context, m jetstream.Msg) {
 	}
 	var bad error
 	if p.Kind == subjects.KindEnd {
-		bad = checkEnd(m.Headers(), m.Data())
+		bad = r.checkEnd(m.Headers(), m.Data())
 	} else {
-		bad = checkResult(m.Headers(), m.Data(), p.Seq)
+		bad = r.checkResult(m.Headers(), m.Data(), p.Seq)
 	}
 	if bad != nil {
 		// A bad end marker leaves the turn's count to the lease; a bad
@@ -222,7 +225,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 			if err != nil {
 				return cur, err
 			}
-		} else if bad := checkResult(h, body, cur.delivered); bad != nil {
+		} else if bad := r.checkResult(h, body, cur.delivered); bad != nil {
 			if h, body, err = r.substitute(p, cur.delivered, bad); err != nil {
 				return cur, err
 			}
@@ -303,7 +306,7 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m jetstream.Msg)
 		}
 		h, body = raw.Header, raw.Data
 	}
-	_, data, err := schemas.Decode(h, body)
+	_, data, err := r.cfg.Limits.Decode(h, body)
 	if end, ok := data.(*schemas.TurnEnd); err == nil && ok {
 		return end.Calls, nil
 	}
@@ -315,8 +318,8 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m jetstream.Msg)
 }
 
 // checkEnd reports why an end marker is not a turn_end.
-func checkEnd(h nats.Header, body []byte) error {
-	_, data, err := schemas.Decode(h, body)
+func (r *Reorder) checkEnd(h nats.Header, body []byte) error {
+	_, data, err := r.cfg.Limits.Decode(h, body)
 	if err != nil {
 		return err
 	}
@@ -327,8 +330,8 @@ func checkEnd(h nats.Header, body []byte) error {
 }
 
 // checkResult reports why a message is not the result of call seq.
-func checkResult(h nats.Header, body []byte, seq int) error {
-	meta, data, err := schemas.Decode(h, body)
+func (r *Reorder) checkResult(h nats.Header, body []byte, seq int) error {
+	meta, data, err := r.cfg.Limits.Decode(h, body)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ type Config struct {
 	// Limits bound what an input event may carry (default
 	// schemas.DefaultLimits).
 	Limits schemas.Limits
-	Log      *slog.Logger
+	Log    *slog.Logger
 }
 
 // Router routes input events; many may run against one stream.

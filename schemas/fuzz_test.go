@@ -3,6 +3,7 @@ package schemas
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,6 +25,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add(TypeToolUse, "0", false, []byte("\x84\xa3seq\x00\xabtool_use_id\xa1t\xa8complete\xc3\xa5input\xdd\xff\xff\xff\xff"))
 	f.Add(TypeToolUse, "0", false, []byte("\x83\xa3seq\x00\xabtool_use_id\xa1t\xa5input\x81\xa1a\x92\x01\xc0"))
 	f.Add(TypeTurnEnd, "", true, []byte(`{"calls":1} x`))
+	f.Add(TypeToolUse, "", true, []byte(`{"seq":1000000000,"tool_use_id":"t","name":"Noop","input":{},"complete":true}`))
+	f.Add(TypeTurnEnd, "", true, []byte(`{"calls":1000000000}`))
+	f.Add(TypeToolUse, "99999999999", false, []byte{0x80})
 	f.Add("dev.toolwire.nope.v1", "x", false, []byte{0xc0})
 
 	f.Fuzz(func(t *testing.T, typ, seq string, asJSON bool, body []byte) {
@@ -39,7 +43,13 @@ func FuzzDecode(f *testing.F) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("error is not a *FieldError: %v", err)
 			}
+			if fe.Limit != "" && !strings.Contains(err.Error(), "limits."+fe.Limit) {
+				t.Fatalf("a limit error does not name its limit: %v", err)
+			}
 			return
+		}
+		if err := DefaultLimits().Check(data); err != nil || meta.Seq >= DefaultMaxCallsPerTurn {
+			t.Fatalf("accepted an event over the limits (%v, ce-seq %d): %+v", err, meta.Seq, data)
 		}
 		meta.ContentType = ContentMsgpack
 		meta.Time = time.Unix(1, 0)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolwire/toolwire/config"
 	"github.com/toolwire/toolwire/permission"
+	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/builtin"
 	"github.com/toolwire/toolwire/tool/mcp"
@@ -25,7 +26,10 @@ type Set struct {
 	// Pool is the tools in pool order.
 	Pool []*tool.Tool
 	// Policy is the configured permission policy (nil: none).
-	Policy  *permission.Policy
+	Policy *permission.Policy
+	// Limits are the configured event limits, carried with the policy to
+	// the stages (zero fields: the defaults).
+	Limits  schemas.Limits
 	servers []*mcp.Server
 }
 
@@ -42,7 +46,7 @@ func Build(ctx context.Context, cfg *config.Config, testTools bool, log *slog.Lo
 	}
 	var externals []*tool.Tool
 	if cfg != nil {
-		s.Policy = cfg.Policy
+		s.Policy, s.Limits = cfg.Policy, cfg.Limits
 		for _, sc := range cfg.MCPServers {
 			srv, err := mcp.Connect(ctx, sc, log)
 			if err != nil {

@@ -78,7 +78,7 @@ which stages this process runs: add executor processes with
 			}
 			p, err := pipeline.Start(cmd.Context(), dial, pipeline.Config{
 				Space: subjects.Default(), Tools: reg, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
-				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy},
+				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy}, Limits: set.Limits,
 			})
 			if err != nil {
 				return err
