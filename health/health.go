@@ -25,6 +25,9 @@ type Stats interface {
 	Stats() nats.Statistics
 	// Connected reports whether every stage connection is up.
 	Connected() bool
+	// LateCalls counts the calls that came after their turn's end and were
+	// answered without running.
+	LateCalls() int64
 }
 
 // Server serves the endpoints; set the pipeline with Ready once it runs.
@@ -46,6 +49,15 @@ func Listen(addr string) (*Server, error) {
 	reg.MustRegister(s.counter("toolwire_stage_messages_out_total", "Messages the stages published or requested.", func(st nats.Statistics) uint64 { return st.OutMsgs }))
 	reg.MustRegister(s.counter("toolwire_stage_messages_in_total", "Messages the stages received.", func(st nats.Statistics) uint64 { return st.InMsgs }))
 	reg.MustRegister(s.counter("toolwire_stage_reconnects_total", "Reconnections of the stages' NATS connections.", func(st nats.Statistics) uint64 { return st.Reconnects }))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "toolwire_router_late_calls_total",
+		Help: "tool_use events that came after their turn's end: answered and dead-lettered, never run.",
+	}, func() float64 {
+		if p := s.stats.Load(); p != nil {
+			return float64((*p).LateCalls())
+		}
+		return 0
+	}))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {

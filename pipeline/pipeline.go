@@ -56,6 +56,7 @@ type Pipeline struct {
 	errs   []error
 	// Workers are the executor worker ids, in start order.
 	Workers []string
+	routers []*router.Router
 }
 
 func count(n int) int {
@@ -112,6 +113,7 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error
 			return nil, err
 		}
 		runners = append(runners, r)
+		p.routers = append(p.routers, r)
 	}
 	for i := range count(cfg.Executors) {
 		nc, err := conn(fmt.Sprintf("toolwire-executor-%d", i))
@@ -174,6 +176,16 @@ func (p *Pipeline) Stats() nats.Statistics {
 		total.Reconnects += s.Reconnects
 	}
 	return total
+}
+
+// LateCalls adds up the routers' count of calls that came after their
+// turn's end (answered, never run).
+func (p *Pipeline) LateCalls() int64 {
+	var n int64
+	for _, r := range p.routers {
+		n += r.Late()
+	}
+	return n
 }
 
 // Connected reports whether every stage connection is up.

@@ -1,0 +1,132 @@
+package router_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/testenv"
+	"github.com/toolwire/toolwire/pipeline"
+	"github.com/toolwire/toolwire/provision"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool/builtin"
+	"github.com/toolwire/toolwire/tool/testtools"
+)
+
+// TestCallAfterTurnEndNotRun: a tool_use at or past the count its turn's
+// end gave must not run — its side effects would happen and its result
+// never be delivered. It is answered (the result is stored on its result
+// subject), dead-lettered with the reason and counted; the turn completes
+// with the calls it had, before and after the late one arrives.
+func TestCallAfterTurnEndNotRun(t *testing.T) {
+	srv := testenv.Server(t)
+	dir := t.TempDir()
+	p := startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, append(builtin.Tools(), testtools.Tools()...)...), WorkDir: dir})
+	js := jsFor(t, srv, "test-publisher")
+	cl := testenv.Client(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const turn = "late"
+	bash := func(seq int, file string) *schemas.ToolUse {
+		return &schemas.ToolUse{Seq: seq, ToolUseID: "toolu_" + file, Name: "Bash", Input: schemas.RawJSON(`{"command":"touch ` + file + `"}`), Complete: true}
+	}
+	publishUse(t, ctx, js, turn, bash(0, "first"))
+	publishEnd(t, ctx, js, turn, 1)
+	results, done, err := readTurn(ctx, cl, turn)
+	if err != nil || len(results) != 1 || done.Results != 1 {
+		t.Fatalf("turn: %v, %d results", err, len(results))
+	}
+	// After the turn is done: seq 1 (at the count) and seq 7 (past it).
+	publishUse(t, ctx, js, turn, bash(1, "at_end"))
+	publishUse(t, ctx, js, turn, bash(7, "past_end"))
+
+	stream, err := js.Stream(ctx, sp.ResultStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seq := range []int{1, 7} {
+		var m *jetstream.RawStreamMsg
+		waitFor(t, 10*time.Second, "the stored answer of the late call", func() bool {
+			m, err = stream.GetLastMsgForSubject(ctx, sp.Result(tenant, turn, seq))
+			return err == nil
+		})
+		_, data, err := schemas.Decode(m.Header, m.Data)
+		res, ok := data.(*schemas.ToolResult)
+		if err != nil || !ok || !res.IsError || !strings.Contains(res.Content, "came after its turn's end") {
+			t.Errorf("stored answer of seq %d: %v %+v", seq, err, data)
+		}
+	}
+	waitFor(t, 10*time.Second, "two dead letters", func() bool {
+		return len(subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter))) == 2
+	})
+	for _, m := range subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter)) {
+		if r := m.Header.Get(schemas.HeaderDLQReason); !strings.Contains(r, "came after its turn's end, which counted 1 calls") {
+			t.Errorf("dead letter reason %q", r)
+		}
+	}
+	if n := p.LateCalls(); n != 2 {
+		t.Errorf("late calls counted: %d, want 2", n)
+	}
+	for _, f := range []string{"at_end", "past_end"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("the late call that touches %s ran", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "first")); err != nil {
+		t.Errorf("the turn's own call did not run: %v", err)
+	}
+}
+
+// TestCallAfterExpiredTurnNotRun: once a completed turn's lease has expired,
+// a tool_use for it (a replay, a late retry) must not bring the turn back
+// and run: the turn's end marker says it is over.
+func TestCallAfterExpiredTurnNotRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a lease to expire")
+	}
+	srv := testenv.Server(t)
+	dir := t.TempDir()
+	startPipeline(t, srv, pipeline.Config{
+		Tools: testenv.Registry(t, builtin.Tools()...), WorkDir: dir,
+		Provision: provision.Config{LeaseTTL: time.Second},
+	})
+	js := jsFor(t, srv, "test-publisher")
+	cl := testenv.Client(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	const turn = "expired"
+	use := &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Bash", Input: schemas.RawJSON(`{"command":"echo run >> runs"}`), Complete: true}
+	publishUse(t, ctx, js, turn, use)
+	publishEnd(t, ctx, js, turn, 1)
+	if _, _, err := readTurn(ctx, cl, turn); err != nil {
+		t.Fatal(err)
+	}
+	store := mustStore(t, ctx, srv)
+	waitFor(t, 30*time.Second, "the lease to expire", func() bool {
+		_, _, err := store.Get(ctx, tenant, turn)
+		return errors.Is(err, jetstream.ErrKeyNotFound)
+	})
+	// The same call again, past the dedup of its first copy (a new id).
+	h, body := encode(t, turn, 0, use)
+	publish(t, ctx, js, sp.In(tenant, turn, subjects.KindUse), h, body, jetstream.WithMsgID("replayed-0"))
+	waitFor(t, 10*time.Second, "the dead letter of the replayed call", func() bool {
+		for _, m := range subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter)) {
+			if strings.Contains(m.Header.Get(schemas.HeaderDLQReason), "the turn is over") {
+				return true
+			}
+		}
+		return false
+	})
+	b, _ := os.ReadFile(filepath.Join(dir, "runs"))
+	if got := strings.Count(string(b), "run"); got != 1 {
+		t.Errorf("the call ran %d times, want once", got)
+	}
+}
