@@ -56,9 +56,14 @@ func repair(text string) ([]byte, int, *ParseError) {
 		}
 	}
 	if len(closers) > 0 {
-		// Close only after a complete value: text ending in "{", "[", ","
-		// or ":" lost something, and closing it would invent a value (the
-		// classic failure: a truncated call run with empty arguments).
+		// A completed block may end in a comma after a value ("[1, 2,"):
+		// the comma is the trailing one of §1.3, so it goes before the
+		// closers are added.
+		out = dropTrailingComma(out)
+		// Close only after a complete value: text still ending in "{",
+		// "[", "," or ":" lost something, and closing it would invent a
+		// value (the classic failure: a truncated call run with empty
+		// arguments).
 		j := lastSignificant(out, len(out))
 		if j < 0 || strings.IndexByte("{[,:", out[j]) >= 0 {
 			return out, base, nil
