@@ -65,6 +65,17 @@ type Result struct {
 	// Context, when set, changes the turn's context for the calls after
 	// this one (notes/semantics.md §6).
 	Context *ContextChange
+	// Cut, when set, says the tool kept only the start of its output, so
+	// that what the model is told, and what is stored, can say how much
+	// there really was.
+	Cut *OutputCut
+}
+
+// OutputCut describes output a tool cut before making its result: Content
+// holds the first Kept bytes of Total.
+type OutputCut struct {
+	Total int64
+	Kept  int64
 }
 
 // ContextChange is a change to the turn context; nil fields stay as they are.
