@@ -1,6 +1,6 @@
 // Package coercion turns a model's raw tool-call arguments into arguments a
 // tool can trust: it parses the raw text, coerces mistyped values guided by
-// the tool's input schema, and validates the result (notes/coercion.md §1–§3).
+// the tool's input schema, and validates the result (docs/coercion.md).
 //
 // # Parsing (ParseRaw)
 //

@@ -127,8 +127,9 @@ func TestParseErrorMessage(t *testing.T) {
 	}
 }
 
-// TestParseRawTruncations cuts a real argument text at every byte (§1.4):
-// a cut inside a string is always rejected, and no cut ever gives {}.
+// TestParseRawTruncations cuts a real argument text at every byte
+// (docs/coercion.md, Raw argument text, rule 4): a cut inside a string is
+// always rejected, and no cut ever gives {}.
 func TestParseRawTruncations(t *testing.T) {
 	const full = `{"path": "/tmp/a b.txt", "old": "say \"hi\"\\n", "lines": [1, 22, {"x": "y"}], "ok": true, "n": null}`
 	inString, escaped := false, false

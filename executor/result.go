@@ -16,7 +16,7 @@ import (
 	"github.com/toolwire/toolwire/tool"
 )
 
-// Result shaping defaults (notes/semantics.md §7).
+// Result shaping defaults (docs/orchestration.md, Results).
 const (
 	// DefaultTurnMaxChars caps the characters of all results of a turn.
 	DefaultTurnMaxChars = 200_000

@@ -1,9 +1,9 @@
 // Package lease holds the per-turn lease: the start rule of
-// notes/semantics.md §2 as a pure function of the lease, and the
-// compare-and-set store in the JetStream KV bucket that the router and the
-// executors share.
+// docs/orchestration.md (When a call may start) as a pure function of the
+// lease, and the compare-and-set store in the JetStream KV bucket that the
+// router and the executors share.
 //
-// It is its own package, not part of executor as DESIGN.md first had it,
+// It is its own package, not part of executor as the first design had it,
 // because the router writes the lease too (registration, turn end) and the
 // reference scheduler's tests use the same rule.
 package lease

@@ -238,7 +238,8 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 			ran = append(ran, i)
 		}
 	}
-	// The rule of §2 over the calls that ran (stopped ones ran until stopped).
+	// The start rule (docs/orchestration.md) over the calls that ran (stopped
+	// ones ran until stopped).
 	rs := make([]bool, 0, len(ran))
 	spans := make([]refsched.Span, 0, len(ran))
 	for _, i := range ran {
@@ -249,7 +250,8 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 		// Check compares calls in the order given, which is seq order.
 		return kinds, err
 	}
-	// §4: a sibling text needs a failing StepX, and what had to wait for it never ran.
+	// Sibling cancellation: a sibling text needs a failing StepX, and what
+	// had to wait for it never ran.
 	if kinds["sibling"] > 0 && failedX < 0 {
 		return kinds, fmt.Errorf("sibling cancellations without a failing StepX")
 	}
@@ -260,7 +262,8 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 			}
 		}
 	}
-	// §6: every call that ran normally saw exactly the reference's context.
+	// Context modifiers: every call that ran normally saw exactly the
+	// reference's context.
 	versions, last := refsched.ContextSeen(safe, changed)
 	for i, res := range results {
 		if kind[i] != "normal" {
