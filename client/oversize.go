@@ -19,6 +19,7 @@ import (
 // run, so the model learns that its arguments were too large, every other
 // call of the turn runs, and the turn ends with all its calls counted.
 type CallTooLargeError struct {
+	// Turn, Seq, ToolUseID and Name say which call it was.
 	Turn      string
 	Seq       int
 	ToolUseID string
@@ -35,6 +36,9 @@ func (e *CallTooLargeError) Error() string {
 		e.Turn, e.Seq, clip(e.ToolUseID), clip(e.Name), e.Size, e.MaxPayload, e.Err)
 }
 
+// Unwrap returns the publish error, which wraps nats.ErrMaxPayload.
+func (e *CallTooLargeError) Unwrap() error { return e.Err }
+
 // clip shortens an id or a name for an error message: what made the event
 // too large may be the name itself.
 func clip(s string) string {
@@ -48,9 +52,6 @@ func clip(s string) string {
 	}
 	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
-
-// Unwrap returns the publish error, which wraps nats.ErrMaxPayload.
-func (e *CallTooLargeError) Unwrap() error { return e.Err }
 
 // standIn answers the refusal err of u's event m by publishing, under the
 // same message id, a tool_use that carries no input and says why the call
