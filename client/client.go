@@ -6,6 +6,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -99,34 +100,53 @@ type StreamSummary struct {
 	Uses      []modelstream.Call
 	StartedAt time.Time
 	EndedAt   time.Time
+	// Ended is set once the turn's end is stored: the pipeline will answer
+	// every call the turn counts, whatever else failed.
+	Ended bool
 }
 
 // SubmitStream reads a model's response stream with parser and publishes
 // each call the moment it is complete, then the turn's end. It returns when
 // the stream has ended; the results come through Results.
+//
+// A call the server refuses for its size (a *CallTooLargeError in the
+// error) does not stop the stream: it is answered in its place (see
+// CallTooLargeError), the calls after it are sent, the turn ends, and the
+// refusal is returned with whatever else failed.
 func (c *Client) SubmitStream(ctx context.Context, turn string, parser modelstream.Parser, r io.Reader, opts TurnOptions) (StreamSummary, error) {
 	if err := subjects.CheckToken("turn", turn); err != nil {
 		return StreamSummary{}, fmt.Errorf("client: %w", err)
 	}
 	sum := StreamSummary{StartedAt: time.Now().UTC()}
+	var refused []error
 	h := modelstream.HandlerFuncs{
 		OnCall: func(ctx context.Context, call modelstream.Call) error {
 			sum.Uses = append(sum.Uses, call)
-			return c.publishUse(ctx, nil, turn, call, opts)
+			tooLarge, err := c.publishUse(ctx, nil, turn, call, opts)
+			if tooLarge != nil {
+				refused = append(refused, tooLarge)
+			}
+			return err
 		},
 		OnEnd: func(ctx context.Context, e modelstream.End) error {
 			sum.Calls, sum.StopReason, sum.Err = e.Calls, e.StopReason, e.Err
 			sum.EndedAt = time.Now().UTC()
-			return c.publishEnd(ctx, nil, turn, &schemas.TurnEnd{Calls: e.Calls, StopReason: e.StopReason, Error: e.Err})
+			if err := c.publishEnd(ctx, nil, turn, &schemas.TurnEnd{Calls: e.Calls, StopReason: e.StopReason, Error: e.Err}); err != nil {
+				return err
+			}
+			sum.Ended = true
+			return nil
 		},
 	}
 	if err := parser.Parse(ctx, r, h); err != nil {
-		return sum, fmt.Errorf("client: turn %s: %w", turn, err)
+		return sum, errors.Join(append(refused, fmt.Errorf("client: turn %s: %w", turn, err))...)
 	}
-	return sum, nil
+	return sum, errors.Join(refused...)
 }
 
-// SubmitCalls publishes calls as one complete turn.
+// SubmitCalls publishes calls as one complete turn. A call the server
+// refuses for its size is answered in its place and the turn still ends, as
+// in SubmitStream; the refusal is returned once every other event is stored.
 func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opts TurnOptions) error {
 	if err := subjects.CheckToken("turn", turn); err != nil {
 		return fmt.Errorf("client: %w", err)
@@ -135,15 +155,20 @@ func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opt
 	// for all the acks, one round trip instead of one per call. A single
 	// connection keeps them in order.
 	p := &pending{}
+	var refused []error
 	for i, call := range calls {
-		if err := c.publishUse(ctx, p, turn, call.use(i), opts); err != nil {
-			return err
+		tooLarge, err := c.publishUse(ctx, p, turn, call.use(i), opts)
+		if err != nil {
+			return errors.Join(append(refused, err)...)
+		}
+		if tooLarge != nil {
+			refused = append(refused, tooLarge)
 		}
 	}
 	if err := c.publishEnd(ctx, p, turn, &schemas.TurnEnd{Calls: len(calls), StopReason: "tool_use"}); err != nil {
-		return err
+		return errors.Join(append(refused, err)...)
 	}
-	return p.wait(ctx)
+	return errors.Join(append(refused, p.wait(ctx))...)
 }
 
 // pending collects the acks of publishes sent without waiting.
@@ -167,12 +192,20 @@ func (p *pending) wait(ctx context.Context) error {
 
 // SubmitCall publishes one call of a turn as soon as it is known, for an
 // adapter of its own; seq is the call's 0-based position. EndTurn closes the
-// turn.
+// turn. A *CallTooLargeError means the call was answered in its place: the
+// turn can still end with it counted.
 func (c *Client) SubmitCall(ctx context.Context, turn string, seq int, call Call, opts TurnOptions) error {
 	if err := subjects.CheckToken("turn", turn); err != nil {
 		return fmt.Errorf("client: %w", err)
 	}
-	return c.publishUse(ctx, nil, turn, call.use(seq), opts)
+	tooLarge, err := c.publishUse(ctx, nil, turn, call.use(seq), opts)
+	if err != nil {
+		return err
+	}
+	if tooLarge != nil {
+		return tooLarge
+	}
+	return nil
 }
 
 // EndTurn says a turn has exactly calls calls.
@@ -180,7 +213,10 @@ func (c *Client) EndTurn(ctx context.Context, turn string, calls int, stopReason
 	return c.publishEnd(ctx, nil, turn, &schemas.TurnEnd{Calls: calls, StopReason: stopReason})
 }
 
-func (c *Client) publishUse(ctx context.Context, p *pending, turn string, call modelstream.Call, opts TurnOptions) error {
+// publishUse publishes a call's tool_use. When the server refuses the
+// event for its size, it publishes the call's stand-in instead and returns
+// the refusal as tooLarge; err is a failure that leaves the call unsent.
+func (c *Client) publishUse(ctx context.Context, p *pending, turn string, call modelstream.Call, opts TurnOptions) (tooLarge *CallTooLargeError, err error) {
 	id := call.ID
 	if id == "" {
 		id = fmt.Sprintf("toolu_tw_%s_%d", turn, call.Seq)
@@ -194,7 +230,16 @@ func (c *Client) publishUse(ctx context.Context, p *pending, turn string, call m
 	} else {
 		u.RawInput = call.RawInput
 	}
-	return c.send(ctx, p, c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindUse), subjects.UseMsgID(c.cfg.Tenant, turn, call.Seq), turn, call.Seq, u)
+	subject, msgID := c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindUse), subjects.UseMsgID(c.cfg.Tenant, turn, call.Seq)
+	m, err := c.encode(subject, turn, call.Seq, u)
+	if err != nil {
+		return nil, err
+	}
+	err = c.sendMsg(ctx, p, m, msgID)
+	if !errors.Is(err, nats.ErrMaxPayload) {
+		return nil, err
+	}
+	return c.standIn(ctx, p, turn, u, m, msgID, err)
 }
 
 func (c *Client) publishEnd(ctx context.Context, p *pending, turn string, e *schemas.TurnEnd) error {
@@ -208,21 +253,36 @@ func (c *Client) publish(ctx context.Context, subject, msgID, turn string, seq i
 // send publishes an event and waits for its ack, or, with p, queues the
 // ack in p without waiting.
 func (c *Client) send(ctx context.Context, p *pending, subject, msgID, turn string, seq int, d schemas.Data) error {
+	m, err := c.encode(subject, turn, seq, d)
+	if err != nil {
+		return err
+	}
+	return c.sendMsg(ctx, p, m, msgID)
+}
+
+// encode builds the message of an event of turn.
+func (c *Client) encode(subject, turn string, seq int, d schemas.Data) (*nats.Msg, error) {
 	h, body, err := schemas.Encode(schemas.Meta{Source: c.cfg.Source, Tenant: c.cfg.Tenant, Turn: turn, Seq: seq}, d)
 	if err != nil {
-		return fmt.Errorf("client: %w", err)
+		return nil, fmt.Errorf("client: %w", err)
 	}
-	m := &nats.Msg{Subject: subject, Header: h, Data: body}
+	return &nats.Msg{Subject: subject, Header: h, Data: body}, nil
+}
+
+// sendMsg publishes m and waits for its ack, or, with p, queues the ack in
+// p without waiting. A message over the server's max_payload fails here,
+// before anything is sent, in both cases (nats.ErrMaxPayload).
+func (c *Client) sendMsg(ctx context.Context, p *pending, m *nats.Msg, msgID string) error {
 	if p != nil {
 		f, err := c.js.PublishMsgAsync(m, jetstream.WithMsgID(msgID))
 		if err != nil {
-			return fmt.Errorf("client: publish %s: %w", subject, err)
+			return fmt.Errorf("client: publish %s: %w", m.Subject, err)
 		}
 		p.futures = append(p.futures, f)
 		return nil
 	}
 	if _, err := c.js.PublishMsg(ctx, m, jetstream.WithMsgID(msgID)); err != nil {
-		return fmt.Errorf("client: publish %s: %w", subject, err)
+		return fmt.Errorf("client: publish %s: %w", m.Subject, err)
 	}
 	return nil
 }

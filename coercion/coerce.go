@@ -76,8 +76,8 @@ const (
 	wrappedUp            // wrapped as the one element of an array
 )
 
-// convertString applies the string rules of §2 for what n accepts; wrapped
-// forbids wrapping (see coerceValue).
+// convertString applies the string rules of docs/coercion.md (Coercion) for
+// what n accepts; wrapped forbids wrapping (see coerceValue).
 func convertString(s string, n *node, wrapped bool) (value, conversion) {
 	acc := n.accepts
 	if acc.has(tNull) && strings.EqualFold(strings.TrimSpace(s), "null") {

@@ -15,7 +15,8 @@ func propSchema(t testing.TB, prop string) *Schema {
 	return s
 }
 
-// TestCoerceTable covers every row of the §2 table, plus the beyond cases.
+// TestCoerceTable covers every row of the coercion table in docs/coercion.md,
+// plus the harder cases.
 func TestCoerceTable(t *testing.T) {
 	tests := []struct {
 		row, schema, in, want string

@@ -1,6 +1,6 @@
 // Package coercion turns a model's raw tool-call arguments into arguments a
 // tool can trust: it parses the raw text, coerces mistyped values guided by
-// the tool's input schema, and validates the result (notes/coercion.md §1–§3).
+// the tool's input schema, and validates the result (docs/coercion.md).
 //
 // # Parsing (ParseRaw)
 //
@@ -9,10 +9,12 @@
 // repair loses no information is repaired, and the call is marked repaired:
 // one code fence around the whole text, trailing commas after a value, raw
 // control characters inside strings, and missing closing brackets at the very
-// end when the text ends after a complete value outside any string. Anything
-// else is a *ParseError with the byte offset of the problem; in particular
-// text cut off inside a string, or after ":" or ",", is never closed up and
-// never becomes {}.
+// end when the text ends after a complete value outside any string, a
+// trailing comma after that value included ({"a": [1, 2, is closed as
+// {"a": [1, 2]}). Anything else is a *ParseError with the byte offset of the
+// problem; in particular text cut off inside a string, or after ":", "{",
+// "[" or a comma that follows no value, is never closed up and never
+// becomes {}.
 //
 // # Coercion (Schema.Coerce)
 //

@@ -106,9 +106,10 @@ func topKeys(data json.RawMessage) string {
 	return keys
 }
 
-// applySchemas are the schemas FuzzApply picks from: the benchmark's, and
-// the shapes the beyond cases of §2 need (unions with string or null,
-// nullable, tuples, patterns, allOf and oneOf, recursion).
+// applySchemas are the schemas FuzzApply picks from: the benchmark's, and the
+// shapes the harder rows of the coercion table (docs/coercion.md) need
+// (unions with string or null, nullable, tuples, patterns, allOf and oneOf,
+// recursion).
 var applySchemas = []string{
 	benchSchema,
 	`{"type":"object","properties":{

@@ -13,8 +13,9 @@ const jsonSpace = " \t\r\n"
 // repairing only lossless damage and never turning damaged text into {}.
 func ParseRaw(text string) (args json.RawMessage, repaired bool, err error) {
 	// See the package documentation for the rules. The caller must not pass
-	// the text of a block that never completed (§1.5): such a call is
-	// neither repaired nor run, so it never reaches this function.
+	// the text of a block that never completed (docs/coercion.md, Raw
+	// argument text, rule 5): such a call is neither repaired nor run, so it
+	// never reaches this function.
 	trimmed := strings.Trim(text, jsonSpace)
 	if trimmed == "" {
 		// A fresh slice each time: callers own what they get.

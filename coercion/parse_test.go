@@ -31,7 +31,10 @@ func TestParseRaw(t *testing.T) {
 		{"missing closing brace", `{"a":1`, `{"a":1}`, true},
 		{"missing closers nested", `{"a":{"b":[1,2]`, `{"a":{"b":[1,2]}}`, true},
 		{"missing closer after string", `{"a":"x"`, `{"a":"x"}`, true},
-		{"fence plus repair", "```json\n{\"a\":[1,],\n```", "", false}, // ends in a comma: not closed
+		{"fence plus repair", "```json\n{\"a\":[1,],\n```", `{"a":[1]}`, true},
+		{"trailing comma and missing closers", `{"a": [1, 2,`, `{"a": [1, 2]}`, true},
+		{"trailing comma after a member, brace missing", `{"a":1, `, `{"a":1}`, true},
+		{"trailing comma after a closed array", `{"a":[1],`, `{"a":[1]}`, true},
 		{"fence and missing closer", "```json\n{\"a\":[1]\n```", `{"a":[1]}`, true},
 	}
 	for _, tt := range tests {
@@ -65,7 +68,10 @@ func TestParseRawRejects(t *testing.T) {
 		{"cut inside a key", `{"pa`, 1},
 		{"cut inside a string after fence", "```json\n{\"a\":\"x\n```", 13},
 		{"cut after a colon", `{"a":`, 5},
-		{"cut after a comma", `{"a":1,`, 7},
+		{"comma after an opening brace", `{,`, 1},
+		{"comma after an opening bracket", `{"a":[,`, 6},
+		{"comma after a colon", `{"a":,`, 5},
+		{"two trailing commas", `{"a":1,,`, 7},
 		{"lone brace", `{`, 1},
 		{"top-level array", `[1,2]`, 0},
 		{"top-level string", `"x"`, 0},
@@ -121,8 +127,9 @@ func TestParseErrorMessage(t *testing.T) {
 	}
 }
 
-// TestParseRawTruncations cuts a real argument text at every byte (§1.4):
-// a cut inside a string is always rejected, and no cut ever gives {}.
+// TestParseRawTruncations cuts a real argument text at every byte
+// (docs/coercion.md, Raw argument text, rule 4): a cut inside a string is
+// always rejected, and no cut ever gives {}.
 func TestParseRawTruncations(t *testing.T) {
 	const full = `{"path": "/tmp/a b.txt", "old": "say \"hi\"\\n", "lines": [1, 22, {"x": "y"}], "ok": true, "n": null}`
 	inString, escaped := false, false

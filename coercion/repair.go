@@ -2,12 +2,12 @@ package coercion
 
 import "strings"
 
-// repair fixes the lossless kinds of damage of §1.3 in text, which failed
-// strict parsing, and returns the result with the offset in text where the
-// fenced body starts (0 without a fence). It returns an error only for damage
-// that must never be repaired, such as text that ends inside a string;
-// otherwise the caller re-checks the result strictly, so repair may return
-// text that is still invalid.
+// repair fixes the lossless kinds of damage of docs/coercion.md (Raw argument
+// text, rule 3) in text, which failed strict parsing, and returns the result
+// with the offset in text where the fenced body starts (0 without a fence).
+// It returns an error only for damage that must never be repaired, such as
+// text that ends inside a string; otherwise the caller re-checks the result
+// strictly, so repair may return text that is still invalid.
 func repair(text string) ([]byte, int, *ParseError) {
 	body, base := stripFence(text)
 	out := make([]byte, 0, len(body)+8)
@@ -56,9 +56,14 @@ func repair(text string) ([]byte, int, *ParseError) {
 		}
 	}
 	if len(closers) > 0 {
-		// Close only after a complete value: text ending in "{", "[", ","
-		// or ":" lost something, and closing it would invent a value (the
-		// classic failure: a truncated call run with empty arguments).
+		// A completed block may end in a comma after a value ("[1, 2,"):
+		// the comma is a trailing comma of rule 3, so it goes before the
+		// closers are added.
+		out = dropTrailingComma(out)
+		// Close only after a complete value: text still ending in "{",
+		// "[", "," or ":" lost something, and closing it would invent a
+		// value (the classic failure: a truncated call run with empty
+		// arguments).
 		j := lastSignificant(out, len(out))
 		if j < 0 || strings.IndexByte("{[,:", out[j]) >= 0 {
 			return out, base, nil

@@ -24,6 +24,12 @@ const (
 	DefaultMaxStore  = 8 << 30
 )
 
+// DefaultMaxPayload is the largest message the server accepts, headers
+// included, unless Options.MaxPayload says otherwise: 8 MiB, eight times
+// nats-server's own default, so that a model's large but ordinary tool
+// arguments fit in one event.
+const DefaultMaxPayload = 8 << 20
+
 // ErrNotReady is returned when the server does not become ready in time.
 var ErrNotReady = errors.New("embedded: nats server not ready")
 
@@ -38,6 +44,9 @@ type Options struct {
 	// MaxMemory and MaxStore bound JetStream (defaults above).
 	MaxMemory int64
 	MaxStore  int64
+	// MaxPayload is the server's max_payload in bytes (default
+	// DefaultMaxPayload); a test sets it small to meet the limit cheaply.
+	MaxPayload int32
 	// ReadyTimeout bounds start-up (default 10 s).
 	ReadyTimeout time.Duration
 	// Logs turns the server's own logging on (stderr).
@@ -64,6 +73,9 @@ func Start(o Options) (*Server, error) {
 	if o.MaxStore == 0 {
 		o.MaxStore = DefaultMaxStore
 	}
+	if o.MaxPayload == 0 {
+		o.MaxPayload = DefaultMaxPayload
+	}
 	if o.ReadyTimeout == 0 {
 		o.ReadyTimeout = 10 * time.Second
 	}
@@ -78,7 +90,7 @@ func Start(o Options) (*Server, error) {
 		JetStreamMaxStore:  o.MaxStore,
 		NoLog:              !o.Logs,
 		NoSigs:             true,
-		MaxPayload:         8 << 20,
+		MaxPayload:         o.MaxPayload,
 		// In-process clients share the machine's cores with the server; a
 		// client starved for the default 10 s under load must not be cut
 		// off as a slow consumer.

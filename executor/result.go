@@ -16,7 +16,7 @@ import (
 	"github.com/toolwire/toolwire/tool"
 )
 
-// Result shaping defaults (notes/semantics.md §7).
+// Result shaping defaults (docs/orchestration.md, Results).
 const (
 	// DefaultTurnMaxChars caps the characters of all results of a turn.
 	DefaultTurnMaxChars = 200_000
@@ -48,7 +48,7 @@ func (e *Executor) shape(ctx context.Context, c *call, res tool.Result, callErr 
 		if content == "" {
 			content = fmt.Sprintf("(%s completed with no output)", c.t.Name())
 		}
-		r.Content, r.Truncated, r.BlobRef = e.fit(ctx, c, content)
+		r.Content, r.Truncated, r.BlobRef = e.fit(ctx, c, content, res.Cut)
 	}
 	return r
 }
@@ -57,7 +57,9 @@ func (e *Executor) shape(ctx context.Context, c *call, res tool.Result, callErr 
 // beyond either, the whole content goes to the blob store and the model
 // gets a preview and the reference. The turn's total is read only for
 // results longer than a preview: shorter ones cannot shrink by being stored.
-func (e *Executor) fit(ctx context.Context, c *call, content string) (string, bool, string) {
+// cut is the tool's own cut of its output, if it made one: then content is
+// not all there was, and the preview says how much there was.
+func (e *Executor) fit(ctx context.Context, c *call, content string, cut *tool.OutputCut) (string, bool, string) {
 	n := utf8.RuneCountInString(content)
 	over := n > c.t.MaxResultChars()
 	if !over && n > PreviewChars {
@@ -80,9 +82,26 @@ func (e *Executor) fit(ctx context.Context, c *call, content string) (string, bo
 	name := e.cfg.Space.BlobName(c.p.Tenant, c.p.Turn, c.d.Seq)
 	if err := e.putBlob(ctx, name, content); err != nil {
 		e.cfg.Log.Warn("executor: storing oversize result", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
-		return preview + fmt.Sprintf("\n… [output truncated: %d characters in all]", n), true, ""
+		return preview + previewMark(n, cut, ""), true, ""
 	}
-	return preview + fmt.Sprintf("\n… [output too long: %d characters in all; the full output is stored as blob %s]", n, name), true, name
+	return preview + previewMark(n, cut, name), true, name
+}
+
+// previewMark ends the preview of a result of n characters: how much there
+// was, and what of it is stored as blob (nothing when blob is ""). Output
+// the tool cut is measured in bytes, as the tool counted it, since the
+// characters it dropped were never seen.
+func previewMark(n int, cut *tool.OutputCut, blob string) string {
+	switch {
+	case cut != nil && blob != "":
+		return fmt.Sprintf("\n… [output too long: %d bytes of output in all; the stored copy holds only the first %d bytes, as blob %s]", cut.Total, cut.Kept, blob)
+	case cut != nil:
+		return fmt.Sprintf("\n… [output truncated: %d bytes of output in all]", cut.Total)
+	case blob != "":
+		return fmt.Sprintf("\n… [output too long: %d characters in all; the full output is stored as blob %s]", n, blob)
+	default:
+		return fmt.Sprintf("\n… [output truncated: %d characters in all]", n)
+	}
 }
 
 // putBlob stores content in the blob bucket under name.

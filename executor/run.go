@@ -39,7 +39,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	case err != nil && context.Cause(cctx) == nil:
 		callErr = fmt.Errorf("permission check: %w", err)
 	case err == nil && refusal != "":
-		// A refusal is the call's failure (semantics §4).
+		// A refusal is the call's failure (docs/orchestration.md, Sibling cancellation).
 		res = tool.Result{Content: refusal, IsError: true}
 	case err == nil:
 		res, callErr = e.invoke(cctx, c, input, cl.tc, progress)

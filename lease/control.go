@@ -4,7 +4,8 @@ import (
 	"github.com/toolwire/toolwire/schemas"
 )
 
-// Result texts of calls that did not run to their end (docs/orchestration.md).
+// Result texts of calls that did not run to their end (docs/orchestration.md,
+// Sibling cancellation; User interrupt and discard).
 const (
 	// DiscardText answers the unfinished calls of a discarded turn.
 	DiscardText = "Streaming fallback - tool execution discarded"

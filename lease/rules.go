@@ -1,7 +1,7 @@
 // Package lease holds the per-turn lease: the start rule of
-// docs/orchestration.md as a pure function of the lease, and the
-// compare-and-set store in the JetStream KV bucket that the router and the
-// executors share.
+// docs/orchestration.md (When a call may start) as a pure function of the
+// lease, and the compare-and-set store in the JetStream KV bucket that the
+// router and the executors share.
 //
 // It is its own package, not part of executor as the first design had it,
 // because the router writes the lease too (registration, turn end) and the

@@ -147,7 +147,8 @@ func TestCanStartDoesNotModify(t *testing.T) {
 	}
 }
 
-// refCanStart is an independent, literal reading of notes/semantics.md §2:
+// refCanStart is an independent, literal reading of the start rule in
+// docs/orchestration.md:
 // call i may start when it is ready and
 //   - every call before it has been classified;
 //   - if i is safe: every unsafe call before it has finished, and fewer than
@@ -243,7 +244,7 @@ func TestCanStartMatchesReference(t *testing.T) {
 	}
 }
 
-// TestCanStartBatchesProperty checks the consequences the semantics text
+// TestCanStartBatchesProperty checks the consequences docs/orchestration.md
 // draws from the rule on random leases: a safe call never overtakes a
 // waiting unsafe one, and an unsafe call that may start has nothing before
 // it that is not done.
@@ -304,7 +305,7 @@ func describe(l *schemas.Lease) string {
 
 func TestDefaultMaxConcurrency(t *testing.T) {
 	if lease.DefaultMaxConcurrency != 10 {
-		t.Fatalf("DefaultMaxConcurrency = %d, semantics.md §2 says 10", lease.DefaultMaxConcurrency)
+		t.Fatalf("DefaultMaxConcurrency = %d, docs/orchestration.md says 10", lease.DefaultMaxConcurrency)
 	}
 }
 

@@ -243,7 +243,7 @@ func fail(ops []*op, err error) {
 
 // write stores l if the key is still at rev (0: the key must not exist). It
 // publishes to the KV subject itself because kv.Update cannot set a per-key
-// TTL and would drop the one Create set (nats-notes §2).
+// TTL and would drop the one Create set (docs/jetstream.md, The lease).
 func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease, rev uint64) (uint64, error) {
 	l.Version++
 	b, err := schemas.EncodeLease(l)

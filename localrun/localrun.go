@@ -129,12 +129,26 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 		err error
 	}
 	submitted := make(chan submission, 1)
+	// A submission that fails before the turn's end is stored leaves a turn
+	// that never completes: stop waiting for it at once, with that failure.
+	// One that failed after (a call refused for its size, answered in its
+	// place) still ends, and the results are read to the end.
+	rctx, stopResults := context.WithCancelCause(ctx)
+	defer stopResults(nil)
 	go func() {
 		sum, err := cl.SubmitStream(ctx, rep.Turn, parser, paced(ctx, o.Format, o.Stream, o.Pace), client.TurnOptions{MaxConcurrency: o.MaxConcurrency})
+		if err != nil && !sum.Ended {
+			stopResults(err)
+		}
 		submitted <- submission{sum, err}
 	}()
-	for d, err := range cl.Results(ctx, rep.Turn) {
+	for d, err := range cl.Results(rctx, rep.Turn) {
 		if err != nil {
+			if cause := context.Cause(rctx); rctx.Err() != nil && ctx.Err() == nil {
+				sub := <-submitted
+				rep.Stream = sub.sum
+				return rep, fmt.Errorf("localrun: turn %s not submitted: %w", rep.Turn, cause)
+			}
 			return rep, fmt.Errorf("localrun: waiting for results: %w", err)
 		}
 		if d.Done != nil {

@@ -1,5 +1,5 @@
 // Package permission decides whether a call may run: the allow, deny and
-// ask rules of notes/tools.md §6, per tenant, then the tool's own check.
+// ask rules of docs/tools.md (Permissions), per tenant, then the tool's own check.
 //
 // A deny rule wins over an ask rule, which wins over an allow rule. For
 // Bash every simple command of the command line is checked on its own, so

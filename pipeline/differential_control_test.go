@@ -326,7 +326,8 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 			}
 		}
 	}
-	// §6: every call that ran normally saw exactly the reference's context.
+	// Context modifiers: every call that ran normally saw exactly the
+	// reference's context.
 	versions, last := refsched.ContextSeen(safe, changed)
 	for i, res := range results {
 		if kind[i] != "normal" {

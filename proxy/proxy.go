@@ -240,6 +240,10 @@ func (p *Proxy) tap(resp *http.Response, turn string) {
 			p.discard(turn, fmt.Sprintf("toolwire proxy: the parser fell more than %d bytes behind the stream", p.cfg.TapBuffer))
 		case err != nil && errors.Is(err, errStream):
 			log.Warn("stream cut; turn ended with the calls seen so far", "calls", sum.Calls, "err", err)
+		case err != nil && sum.Ended:
+			// A call refused for its size was answered in its place and the
+			// turn ended; discarding it would stop the calls still running.
+			log.Warn("a call was not sent; the turn ended with it answered as not run", "calls", sum.Calls, "err", err)
 		case err != nil:
 			log.Error("publishing the turn failed; discarding it", "calls", len(sum.Uses), "err", err)
 			p.discard(turn, "toolwire proxy: publishing the turn failed: "+err.Error())

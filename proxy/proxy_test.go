@@ -622,3 +622,48 @@ func TestProxyRequestBodyAfterResponseStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyCallOverMaxPayload: a call too large for the server's
+// max_payload is answered in its place by the client and the turn ends
+// with it; the proxy must not discard the turn for it, which would stop
+// the calls still running.
+func TestProxyCallOverMaxPayload(t *testing.T) {
+	const maxPayload = 256 << 10
+	srv := testenv.ServerWith(t, embedded.Options{MaxPayload: maxPayload})
+	testenv.Pipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, answerTool(t, "secret_retrieval_tool"))})
+	js, err := jetstream.New(testenv.Conn(t, srv, "inspect"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{srv: srv, cl: testenv.Client(t, srv), js: js}
+
+	var b strings.Builder
+	ev := func(kind, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", kind, data) }
+	ev("message_start", `{"type":"message_start","message":{"id":"msg_big","type":"message","role":"assistant","content":[],"stop_reason":null}}`)
+	for i, in := range []string{`{"q":"small"}`, `{"q":"` + strings.Repeat("x", maxPayload+(10<<10)) + `"}`} {
+		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d","name":"secret_retrieval_tool","input":{}}}`, i, i))
+		partial, _ := json.Marshal(in)
+		ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, partial))
+		ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
+	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`)
+	ev("message_stop", `{"type":"message_stop"}`)
+	up, _ := replay(t, "text/event-stream", sse.Split([]byte(b.String())), false)
+	p, purl := e.startProxy(t, up.URL, "anthropic", 0)
+
+	c := call(t, e.cl, purl+"/v1/messages", nil, true)
+	p.Wait() // the turn's publishing, and any discard, is over
+
+	if c.done == nil || len(c.results) != 2 {
+		t.Fatalf("turn %s: %d results, done %v", c.turn, len(c.results), c.done)
+	}
+	if r := c.results[0].Result; r.IsError || !strings.Contains(r.Content, "small") {
+		t.Errorf("small call: %+v", *r)
+	}
+	if r := c.results[1].Result; !r.IsError || !strings.Contains(r.Content, "too large to send") {
+		t.Errorf("big call: %+v", *r)
+	}
+	if k := e.inKinds(t, c.turn); k["use"] != 2 || k["end"] != 1 || k["discard"] != 0 {
+		t.Errorf("published for the turn: %v", k)
+	}
+}

@@ -176,11 +176,12 @@ func Check(safe []bool, spans []Span, maxConcurrency int) error {
 	return nil
 }
 
-// ContextSeen is the reference of notes/semantics.md §6: for each call, how
-// many context changes it runs with, and which call made the last of them
-// (-1 for none). changed[j] says call j returned a change (and finished
-// normally). An unsafe call's change applies when it finishes; the changes
-// of a concurrent batch apply together when the batch ends, in seq order.
+// ContextSeen is the reference of docs/orchestration.md (Context modifiers):
+// for each call, how many context changes it runs with, and which call made
+// the last of them (-1 for none). changed[j] says call j returned a change
+// (and finished normally). An unsafe call's change applies when it finishes;
+// the changes of a concurrent batch apply together when the batch ends, in
+// seq order.
 // A call runs with every change of the batches before its own.
 func ContextSeen(safe, changed []bool) (versions, last []int) {
 	versions = make([]int, len(safe))

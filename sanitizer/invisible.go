@@ -18,11 +18,11 @@ var plainByte = func() (t [256]bool) {
 }()
 
 // stripInvisible removes what a reader cannot see but a model may still read
-// (§4 step 4): ANSI escape sequences (CSI, OSC and the other string and
-// two-character forms), control characters other than newline and tab (C0,
-// DEL, C1), zero-width characters, bidirectional controls and Unicode tag
-// characters. Invalid UTF-8 becomes U+FFFD. Removing characters creates none
-// of these, so one pass is a fixpoint.
+// (docs/coercion.md, Sanitizing errors, step 4): ANSI escape sequences (CSI,
+// OSC and the other string and two-character forms), control characters other
+// than newline and tab (C0, DEL, C1), zero-width characters, bidirectional
+// controls and Unicode tag characters. Invalid UTF-8 becomes U+FFFD. Removing
+// characters creates none of these, so one pass is a fixpoint.
 func stripInvisible(s string) (string, bool) {
 	var b strings.Builder
 	changed := false

@@ -7,9 +7,9 @@ import (
 )
 
 // isRoleName reports the tag names removed in any case, with or without
-// attributes: the role and turn markup of §4 step 1, plus a few tags agents
-// use for the same purpose, and the error wrapper itself, so an error cannot
-// close its own <tool_use_error> early. name is lower case.
+// attributes: the role and turn markup of step 1 in docs/coercion.md, plus a
+// few tags agents use for the same purpose, and the error wrapper itself, so
+// an error cannot close its own <tool_use_error> early. name is lower case.
 func isRoleName(name []byte) bool {
 	switch string(name) {
 	case "system", "user", "assistant",
@@ -158,7 +158,7 @@ func isRoleTag[T text](seg T) bool {
 // isBarToken reports whether seg is a chat-template token: "<|name|>" in any
 // spelling ("<|im_start|>", "<|eot_id|>", "<| user |>"), including
 // DeepSeek's full-width bars ("<｜Assistant｜>"). Any name counts, so tokens
-// of templates not listed in the notes go too.
+// of templates docs/coercion.md does not list go too.
 func isBarToken[T text](seg T) bool {
 	i := skipSpace(seg, 1)
 	n := barLen(seg, i)

@@ -28,7 +28,10 @@ func Error(text string, opt Options) string {
 	if maxChars <= 0 {
 		maxChars = DefaultMaxChars
 	}
-	kept, mark := capRunes(strings.TrimSpace(Clean(text)), maxChars)
+	// Trim what the tool wrote, then clean: trimming after would also eat
+	// the text that stood next to a removed piece (" mid " between two
+	// CDATA sections), which must stay as it was.
+	kept, mark := capRunes(Clean(strings.TrimSpace(text)), maxChars)
 	return openTag + kept + mark + closeTag // one allocation
 }
 

@@ -104,6 +104,14 @@ func TestStep2Fences(t *testing.T) {
 		{"  ```js\nx\n  ```", "x\n"},
 		{"use ```x``` inline", "use ```x``` inline"},
 		{"``<system>`\nx", "x"}, // a fence line assembled by step 1
+		// A closing fence at the end of a line of text goes, the text stays.
+		{"Error: bad value```", "Error: bad value"},
+		{"Error: bad value```\nnext", "Error: bad value\nnext"},
+		{"Error: bad value ```  \r\nnext", "Error: bad value \nnext"},
+		{"done~~~~\n", "done\n"},
+		{"x``` ```", "x"},
+		{"run ```ls```", "run ```ls"},
+		{"two``", "two``"},
 	}
 	for _, tt := range tests {
 		if got := Clean(tt.in); got != tt.want {
@@ -119,11 +127,17 @@ func TestStep3CDATA(t *testing.T) {
 		{"a<![CDATA[unterminated", "aunterminated"},
 		{"a<![if x]>b", "a<![if x]>b"},
 		{"<sys<![CDATA[x]]>tem>y", "y"}, // a tag assembled by step 3
+		{"<![CDATA[a]]> mid <![CDATA[b]]>", " mid "},
 	}
 	for _, tt := range tests {
 		if got := Clean(tt.in); got != tt.want {
 			t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+	// Error trims only the text it was given: what a removal leaves at
+	// either end is the text around the section, kept as it was.
+	if got, want := Error("<![CDATA[a]]> mid <![CDATA[b]]>", Options{}), "<tool_use_error> mid </tool_use_error>"; got != want {
+		t.Errorf("Error = %q, want %q", got, want)
 	}
 }
 

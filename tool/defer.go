@@ -10,7 +10,7 @@ import (
 // EnvToolSearch is the environment variable that sets the SearchMode.
 const EnvToolSearch = "TOOLWIRE_TOOL_SEARCH"
 
-// Deferral defaults (notes/tools.md §4).
+// Deferral defaults (docs/tools.md, Deferred tools and ToolSearch).
 const (
 	// DefaultAutoPercent is auto's threshold: defer when the deferrable
 	// tools' definitions exceed this share of the context window.

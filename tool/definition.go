@@ -24,7 +24,7 @@ type Definition struct {
 	// disabled.
 	Enabled func() bool
 	// Deferred marks a built-in tool to be deferred like an MCP tool: not
-	// sent until ToolSearch finds it (notes/tools.md §4).
+	// sent until ToolSearch finds it (docs/tools.md, Deferred tools and ToolSearch).
 	Deferred bool
 	// AlwaysLoad keeps the tool out of deferral, whatever its origin.
 	AlwaysLoad bool

@@ -6,7 +6,8 @@ import (
 	"slices"
 )
 
-// Assemble builds the tool pool the model is offered (notes/tools.md §3):
+// Assemble builds the tool pool the model is offered (docs/tools.md, The pool
+// the model is offered):
 //
 //  1. the built-in tools, without the disabled ones and those a deny rule
 //     names as a whole, sorted by name;

@@ -11,7 +11,7 @@ import (
 // DefaultMaxResults is how many tools a keyword search returns by default.
 const DefaultMaxResults = 5
 
-// Search weights (notes/tools.md §4), per query term.
+// Search weights (docs/tools.md, Deferred tools and ToolSearch), per query term.
 const (
 	scoreWholePart    = 10 // the term is a whole part of the name
 	scoreWholePartMCP = 12 // ... of an MCP tool's name

@@ -47,11 +47,12 @@ func loadCatalog(t *testing.T) []*tool.Tool {
 }
 
 // The expected rankings below were worked out by hand from the weights of
-// notes/tools.md §4, per term: whole name part 10 (MCP 12), inside a name
-// part 5 (MCP 6), search-hint word 4, description word 2; 3 per term inside
-// the full name only for a tool nothing else matched. Ties go by name
-// (byte order: upper case before "mcp__"). "P" is a name part, "p" inside
-// a part, "h" the hint, "d" the description; gh = mcp__github__, and so on.
+// docs/tools.md (Deferred tools and ToolSearch), per term: whole name part 10
+// (MCP 12), inside a name part 5 (MCP 6), search-hint word 4, description
+// word 2; 3 per term inside the full name only for a tool nothing else
+// matched. Ties go by name (byte order: upper case before "mcp__"). "P" is a
+// name part, "p" inside a part, "h" the hint, "d" the description; gh =
+// mcp__github__, and so on.
 var searchCases = []struct {
 	query string
 	max   int

@@ -1,7 +1,7 @@
 // Package tool defines the contract every tool implements, the registry that
 // resolves a call's name to a tool, and the tool pool sent to the model.
 //
-// The contract has seven groups that do not overlap (notes/tools.md §1):
+// The contract has seven groups that do not overlap (docs/tools.md, Contract):
 //
 //   - identity and discovery: Name, Aliases, SearchHint, Enabled, Deferred,
 //     AlwaysLoad, Origin;
@@ -63,8 +63,19 @@ type Result struct {
 	// IsError marks a failed call; the content then explains the failure.
 	IsError bool
 	// Context, when set, changes the turn's context for the calls after
-	// this one (notes/semantics.md §6).
+	// this one (docs/orchestration.md, Context modifiers).
 	Context *ContextChange
+	// Cut, when set, says the tool kept only the start of its output, so
+	// that what the model is told, and what is stored, can say how much
+	// there really was.
+	Cut *OutputCut
+}
+
+// OutputCut describes output a tool cut before making its result: Content
+// holds the first Kept bytes of Total.
+type OutputCut struct {
+	Total int64
+	Kept  int64
 }
 
 // ContextChange is a change to the turn context; nil fields stay as they are.

@@ -1,7 +1,7 @@
 // Package toolset assembles the tools a toolwire process hosts from its
 // configuration: the built-ins, the test tools when asked, the tools of the
 // configured MCP servers and ToolSearch, filtered by the deny rules and in
-// the cache-stable pool order (notes/tools.md §3).
+// the cache-stable pool order (docs/tools.md, The pool the model is offered).
 package toolset
 
 import (

@@ -74,7 +74,7 @@ func newCoerce() *cobra.Command {
 		Use:   "coerce --schema FILE [--raw]",
 		Short: "Coerce and validate a tool call's arguments (stdin) against the tool's input schema",
 		Long: `coerce does to one tool call's arguments what the router does before a call is
-dispatched (notes/coercion.md §1–§3): parse (with --raw), coerce mistyped values
+dispatched (docs/coercion.md): parse (with --raw), coerce mistyped values
 guided by the schema, and validate.
 
 The tool's input schema (the {"type":"object","properties":…} object) is read

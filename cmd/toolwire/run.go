@@ -78,13 +78,17 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 			rep, err := localrun.Run(cmd.Context(), opts, func(r *schemas.ToolResult) {
 				write(func() error { return localrun.WriteResult(out, r) })
 			})
+			if rep != nil && rep.Done != nil {
+				// The turn ended, even when its submission failed in part
+				// (a call refused for its size): its end is printed too.
+				write(func() error {
+					closed = true
+					return localrun.WriteDone(out, rep)
+				})
+			}
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
-			write(func() error {
-				closed = true
-				return localrun.WriteDone(out, rep)
-			})
 			if werr != nil {
 				return fmt.Errorf("run: writing results: %w", werr)
 			}

@@ -254,3 +254,68 @@ func TestRunConfig(t *testing.T) {
 		t.Error("a missing config file was accepted")
 	}
 }
+
+// TestRunArgumentOverMaxPayload: a 9 MiB argument is over the embedded
+// server's max_payload. run fails at once with the server's reason, naming
+// the call, and the turn still ends: the other calls run, the big one gets
+// an error result, and turn_done is printed.
+func TestRunArgumentOverMaxPayload(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "big.sse")
+	stream := toolStream(
+		[2]string{"Bash", `{"command":"echo before"}`},
+		[2]string{"Bash", `{"command":"echo ` + strings.Repeat("x", 9<<20) + `"}`},
+		[2]string{"Bash", `{"command":"echo after"}`},
+	)
+	if err := os.WriteFile(f, []byte(stream), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := runCLI(t, "run", "--format", "anthropic", "--stream", f, "--workdir", dir, "--timeout", "90s")
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("run took %v", took)
+	}
+	if err == nil {
+		t.Fatal("run succeeded")
+	}
+	for _, want := range []string{"call 1 (toolu_t_1, Bash)", "over the server's max_payload of 8388608 bytes", "maximum payload exceeded"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	o := parseLines(t, out)
+	if len(o.results) != 3 || o.done.Calls != 3 {
+		t.Fatalf("%d results, turn_done calls %d; want 3\n%.2000s", len(o.results), o.done.Calls, out)
+	}
+	if o.results[0].Content != "before" || o.results[2].Content != "after" {
+		t.Errorf("the other calls: %q, %q", o.results[0].Content, o.results[2].Content)
+	}
+	if r := o.results[1]; !r.IsError || !strings.Contains(r.Content, "too large to send") || !strings.Contains(r.Content, "max_payload of 8388608 bytes") {
+		t.Errorf("the big call's result: %+v", r)
+	}
+}
+
+// TestRunUnsendableCallStopsAtOnce: a call that cannot be sent even as its
+// stand-in (its name alone is over max_payload) leaves a turn that cannot
+// end; run says so at once instead of waiting for its timeout.
+func TestRunUnsendableCallStopsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "name.sse")
+	if err := os.WriteFile(f, []byte(toolStream([2]string{strings.Repeat("B", 9<<20), `{}`})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := runCLI(t, "run", "--format", "anthropic", "--stream", f, "--workdir", dir, "--timeout", "90s")
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("run took %v", took)
+	}
+	if err == nil || !strings.Contains(err.Error(), "not submitted") || !strings.Contains(err.Error(), "stand-in was not sent") || strings.Contains(err.Error(), "deadline") {
+		t.Errorf("error %v", err)
+	}
+	if len(err.Error()) > 2000 {
+		t.Errorf("the error repeats the name: %d bytes", len(err.Error()))
+	}
+	if strings.Contains(out, "turn_done") {
+		t.Errorf("turn_done printed for a turn that cannot end: %.500s", out)
+	}
+}

@@ -17,7 +17,7 @@ func newSanitize() *cobra.Command {
 		Use:   "sanitize [--kind error|output] [--max-chars N]",
 		Short: "Sanitize a tool error or output (stdin) as the model will see it",
 		Long: fmt.Sprintf(`sanitize reads text on stdin and prints it as the executor hands it to the
-model (notes/coercion.md §4). Nothing is added: no newline at the end.
+model (docs/coercion.md, Sanitizing). Nothing is added: no newline at the end.
 
 --kind error (the default): role and turn markup, chat-template tokens,
 code-fence lines, CDATA sections, escape sequences, control and invisible

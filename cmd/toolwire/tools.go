@@ -128,7 +128,7 @@ func newToolsWith(src toolSource) *cobra.Command {
 		Short: "Print the tools list exactly as it would be sent to the model",
 		Long: `tools prints the request's "tools" list: the built-in tools sorted by name, then
 the external tools sorted by name, without those a deny rule names as a whole,
-and without the deferred ones (notes/tools.md §3–§4). The output is a JSON array
+and without the deferred ones (docs/tools.md). The output is a JSON array
 in the Anthropic or the OpenAI format, byte-identical for the same tools whatever
 their registration order. With --prompt it prints instead the list of deferred
 tool names that goes into the system prompt (nothing when none is deferred).
@@ -265,7 +265,7 @@ func newToolsSearch(src toolSource, flags *toolsFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search \"QUERY\" [--max-results N]",
 		Short: "Run a ToolSearch query from the command line",
-		Long: `search runs the query the way the ToolSearch tool does (notes/tools.md §4) and
+		Long: `search runs the query the way the ToolSearch tool does (docs/tools.md) and
 prints what the tool returns: one JSON object with the query, the matched names
 best first, how many tools were searched, and the matched tools' definitions.
 

@@ -19,7 +19,24 @@ import (
 // Server starts an embedded server that the test shuts down at its end.
 func Server(t testing.TB) *embedded.Server {
 	t.Helper()
-	srv, err := embedded.Start(embedded.Options{StoreDir: t.TempDir(), MaxMemory: 256 << 20, MaxStore: 2 << 30})
+	return ServerWith(t, embedded.Options{})
+}
+
+// ServerWith is Server with options of the test's own (a small MaxPayload,
+// say); the store directory and the test's resource limits fill what o
+// leaves unset.
+func ServerWith(t testing.TB, o embedded.Options) *embedded.Server {
+	t.Helper()
+	if o.StoreDir == "" {
+		o.StoreDir = t.TempDir()
+	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = 256 << 20
+	}
+	if o.MaxStore == 0 {
+		o.MaxStore = 2 << 30
+	}
+	srv, err := embedded.Start(o)
 	if err != nil {
 		t.Fatal(err)
 	}

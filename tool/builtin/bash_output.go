@@ -3,6 +3,8 @@ package builtin
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolwire/toolwire/tool"
 )
 
 // cappedBuffer keeps the first max bytes written to it and counts the rest.
@@ -36,6 +38,15 @@ func (b *cappedBuffer) String() string {
 		s += fmt.Sprintf("\n... [output truncated: %d more bytes]", b.dropped)
 	}
 	return s
+}
+
+// cut says how much output there was when some was dropped, nil when
+// everything was kept.
+func (b *cappedBuffer) cut() *tool.OutputCut {
+	if b.dropped == 0 {
+		return nil
+	}
+	return &tool.OutputCut{Total: int64(len(b.buf)) + b.dropped, Kept: int64(len(b.buf))}
 }
 
 // joinLines joins the non-empty parts with newlines.

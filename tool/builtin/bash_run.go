@@ -30,8 +30,17 @@ type bashRunner struct {
 // outlive the call that started them.
 //
 // A timeout is an error result. A cancellation is returned as the context's
-// error, with the output so far as content.
+// error, with the output so far as content. Output beyond maxCapture is
+// counted, not kept; the result's Cut says how much there was.
 func (r bashRunner) run(ctx context.Context, command, dir string, timeout time.Duration) (tool.Result, error) {
+	out := &cappedBuffer{max: r.maxCapture}
+	res, err := r.runInto(ctx, out, command, dir, timeout)
+	res.Cut = out.cut()
+	return res, err
+}
+
+// runInto is run with the output captured in out.
+func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir string, timeout time.Duration) (tool.Result, error) {
 	shell, err := findShell()
 	if err != nil {
 		return tool.Result{Content: err.Error(), IsError: true}, nil
@@ -59,7 +68,6 @@ func (r bashRunner) run(ctx context.Context, command, dir string, timeout time.D
 	}
 	pw.Close() // the children hold their own copies
 
-	out := &cappedBuffer{max: r.maxCapture}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)

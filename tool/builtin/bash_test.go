@@ -274,6 +274,12 @@ func TestBashOutputCap(t *testing.T) {
 	if res.IsError || res.Content != want {
 		t.Fatalf("got %d bytes ending %q, want 1000 bytes and the mark", len(res.Content), res.Content[max(0, len(res.Content)-60):])
 	}
+	if res.Cut == nil || *res.Cut != (tool.OutputCut{Total: 5000, Kept: 1000}) {
+		t.Errorf("Cut = %+v, want 1000 of 5000 bytes", res.Cut)
+	}
+	if res := mustBash(t, t.TempDir(), "echo short"); res.Cut != nil {
+		t.Errorf("output that was not cut: Cut = %+v", res.Cut)
+	}
 }
 
 func TestBashDefaultCaptureLimit(t *testing.T) {

@@ -165,7 +165,7 @@ func TestFileToolSchemas(t *testing.T) {
 }
 
 // TestFileToolSchemaFields checks that every schema names exactly the
-// input fields of notes/tools.md §5 (Grep's context lines being -A, -B
+// input fields of docs/tools.md (Built-in tools) (Grep's context lines being -A, -B
 // and -C) and describes each.
 func TestFileToolSchemaFields(t *testing.T) {
 	want := map[string][]string{

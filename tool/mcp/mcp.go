@@ -1,5 +1,5 @@
 // Package mcp turns the tools of MCP servers into toolwire tools
-// (notes/tools.md §7), using github.com/modelcontextprotocol/go-sdk.
+// (docs/tools.md, External tools), using github.com/modelcontextprotocol/go-sdk.
 //
 // A server is configured as a command spoken to over stdio or a
 // streamable-HTTP URL (ServerConfig). Connect starts or reaches it, lists

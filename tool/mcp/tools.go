@@ -13,13 +13,13 @@ import (
 	"github.com/toolwire/toolwire/tool"
 )
 
-// MaxDescriptionChars caps an MCP tool's description (notes/tools.md §7).
+// MaxDescriptionChars caps an MCP tool's description (docs/tools.md, External tools).
 const MaxDescriptionChars = 2048
 
 // TruncationMark ends a description that was cut to MaxDescriptionChars.
 const TruncationMark = "… [truncated]"
 
-// The _meta keys toolwire reads (notes/tools.md §4).
+// The _meta keys toolwire reads (docs/tools.md, Deferred tools and ToolSearch).
 const (
 	MetaAlwaysLoad = "anthropic/alwaysLoad"
 	MetaSearchHint = "anthropic/searchHint"
@@ -112,7 +112,7 @@ func SearchHint(v any) string {
 //
 // Annotations are hints and are read fail-closed: only an explicit true
 // counts (the MCP spec's defaults, destructive and open-world when absent,
-// are not applied — the anchor reads absent hints as false, and the
+// are not applied — the best-known coding agent reads absent hints as false, and the
 // pipeline's defaults are already the careful ones). A tool that claims to
 // be read-only and destructive at once is taken as destructive and not
 // read-only: the hint that makes the scheduler more careful wins.

@@ -10,8 +10,8 @@ import (
 // arguments (already free of expansions); a name without a rule is not
 // read-only.
 //
-// The list is the one in notes/tools.md §5, plus "[", which is test under
-// another name. Commands with no option that writes, runs a program or
+// The list is the one in docs/tools.md (Bash), "[" included, which is test
+// under another name. Commands with no option that writes, runs a program or
 // changes the system need no rule beyond being listed.
 func checkCommand(name string, args []string) error {
 	switch name {
