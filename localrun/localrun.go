@@ -45,6 +45,9 @@ type Options struct {
 	Timeout time.Duration
 	// Policy is the permission policy of the executors (nil: none).
 	Policy *permission.Policy
+	// Limits bound what the private pipeline's events may carry (zero
+	// fields: the defaults).
+	Limits schemas.Limits
 	// NATS, when set, joins that pipeline (served elsewhere, by `toolwire
 	// serve`) instead of starting a private one: no server, no stages.
 	NATS string
@@ -100,7 +103,7 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 		p, err := pipeline.Start(ctx, srv.Connect, pipeline.Config{
 			Space: space, Tools: o.Tools, Executors: o.Executors, Reorders: o.Reorders,
 			MaxConcurrency: o.MaxConcurrency, WorkDir: o.WorkDir,
-			Executor: executor.Config{Policy: o.Policy},
+			Executor: executor.Config{Policy: o.Policy}, Limits: o.Limits,
 		})
 		if err != nil {
 			return nil, err

@@ -70,7 +70,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 			}
 			opts := localrun.Options{
 				Format: format, Stream: data, Pace: pace, WorkDir: workdir, Tools: reg,
-				Executors: executors, MaxConcurrency: mc, Timeout: timeout, NATS: natsURL, Policy: set.Policy,
+				Executors: executors, MaxConcurrency: mc, Timeout: timeout, NATS: natsURL, Policy: set.Policy, Limits: set.Limits,
 			}
 			if progress {
 				opts.OnProgress = func(p *schemas.ToolProgress) { write(func() error { return localrun.WriteProgress(out, p) }) }
