@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/config"
+	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 )
 
@@ -72,7 +73,10 @@ func TestLoadErrors(t *testing.T) {
 		{"{\n  \"tool_search\": \"maybe\"\n}", `:2:18: field "tool_search": invalid tool search mode "maybe": want on, off, auto or auto:N`},
 		{"{\n  \"tool_search\": \"auto:0\"\n}", `:2:18: field "tool_search": invalid tool search mode "auto:0"`},
 		{"{\n  \"tool_search\": 3\n}", `:2:18: field "tool_search": want a string`},
-		{"{\n  \"deny\": [],\n  \"tols\": 1\n}", `:3:3: unknown field "tols" (known: deny, tool_search, permissions, mcp_servers)`},
+		{"{\n  \"deny\": [],\n  \"tols\": 1\n}", `:3:3: unknown field "tols" (known: deny, tool_search, permissions, mcp_servers, limits)`},
+		{"{\n  \"limits\": {\"max_calls\": 4}\n}", `:2:13: field "limits": want {"max_calls_per_turn": N`},
+		{"{\n  \"limits\": {\"max_calls_per_turn\": -4}\n}", `:2:13: field "limits".max_calls_per_turn: want a positive integer, found -4`},
+		{"{\n  \"limits\": [4]\n}", `:2:13: field "limits": want {"max_calls_per_turn": N`},
 		{"{\n  \"deny\": [,]\n}", `:2:12: not valid JSON: invalid character ','`},
 		{"{\"deny\":[]} x", `:1:13: not valid JSON: invalid character 'x' after top-level value`},
 		{"", `:1:1: the file is empty`},
@@ -117,5 +121,17 @@ func TestPermissionsAndMCPServers(t *testing.T) {
 		if _, err := config.Parse([]byte(bad.text)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("Parse(%s) = %v, want an error containing %q", bad.text, err, bad.want)
 		}
+	}
+}
+
+// TestLimits: the limits a file sets replace the defaults field by field.
+func TestLimits(t *testing.T) {
+	c, err := config.Load(write(t, `{"limits": {"max_calls_per_turn": 64, "max_input_bytes": 4096}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Limits.WithDefaults()
+	if l.MaxCallsPerTurn != 64 || l.MaxInputBytes != 4096 || l.MaxIDBytes != schemas.DefaultMaxIDBytes {
+		t.Errorf("limits %+v", l)
 	}
 }
