@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -122,5 +123,47 @@ func TestParseStdinAndErrors(t *testing.T) {
 	}
 	if _, err := runCLI(t, "parse", "x"); err == nil {
 		t.Error("missing --format accepted")
+	}
+}
+
+// TestParseInterleavedChat: a Chat Completions stream whose two calls'
+// fragments alternate (llama.cpp, vLLM) prints both calls whole, each at
+// the offset just past the fragment that closed its arguments.
+func TestParseInterleavedChat(t *testing.T) {
+	chunk := func(index int, frag string) string {
+		return `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":` +
+			strconv.Itoa(index) + `,` + frag + `}]},"finish_reason":null}]}` + "\n\n"
+	}
+	events := []string{
+		chunk(0, `"id":"call_a","type":"function","function":{"name":"Read","arguments":""}`),
+		chunk(1, `"id":"call_b","type":"function","function":{"name":"Glob","arguments":""}`),
+		chunk(0, `"function":{"arguments":"{\"file_path\":"}`),
+		chunk(1, `"function":{"arguments":"{\"pattern\":"}`),
+		chunk(0, `"function":{"arguments":"\"/etc/hosts\"}"}`),
+		chunk(1, `"function":{"arguments":"\"*.go\"}"}`),
+		`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n",
+		"data: [DONE]\n\n",
+	}
+	var stream strings.Builder
+	var ends []int64
+	for _, e := range events {
+		stream.WriteString(e)
+		ends = append(ends, int64(stream.Len()))
+	}
+	file := filepath.Join(t.TempDir(), "interleaved.sse")
+	if err := os.WriteFile(file, []byte(stream.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "parse", "--format", "openai-chat", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"seq":0,"id":"call_a","name":"Read","input":{"file_path":"/etc/hosts"},"complete":true,"at":` + strconv.FormatInt(ends[4], 10) + `}`,
+		`{"seq":1,"id":"call_b","name":"Glob","input":{"pattern":"*.go"},"complete":true,"at":` + strconv.FormatInt(ends[5], 10) + `}`,
+		`{"end":true,"calls":2,"stop_reason":"tool_calls","error":null,"warnings":0}`,
+	}
+	if got := strings.Split(strings.TrimSpace(out), "\n"); !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
