@@ -34,8 +34,10 @@
 // OpenRouter inside a normal chunk) and vLLM's {"object":"error"}. A stream
 // that ends without [DONE] and without a finish_reason is truncated. Only
 // one choice is read, the first one the stream names (index 0 in practice):
-// a request for several choices has no single set of calls to run. Parsing
-// stops at [DONE].
+// a request for several choices has no single set of calls to run. After
+// [DONE] only blank events, comments and a repeated [DONE] may follow, and
+// End is reported at EOF: any other event fails the stream, which would
+// otherwise be dropped unseen.
 package openaichat
 
 import (
@@ -98,8 +100,8 @@ type stream struct {
 	// msgID is the first chunk id, for synthesized call ids.
 	msgID      string
 	stopReason string
-	// finished says a finish_reason was seen.
-	finished bool
+	// finished says a finish_reason was seen; terminated that [DONE] was.
+	finished, terminated bool
 	// choice is the index of the choice read, once choiceSet.
 	choice    int
 	choiceSet bool
@@ -128,6 +130,9 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	s.prevEnd = ev.End
 
 	data := bytes.TrimSpace(ev.Data)
+	if s.terminated {
+		return s.afterDone(ev, data, start)
+	}
 	if ev.Type == "error" {
 		return true, s.finish(ev.End, fmt.Sprintf("error event %s: %s", span(start, ev.End), describeError(data)))
 	}
@@ -135,10 +140,9 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 		return false, nil
 	}
 	if string(data) == "[DONE]" {
-		if err := s.closeOpen(ev.End, false); err != nil {
-			return true, err
-		}
-		return true, s.finish(ev.End, "")
+		// End waits for EOF, to tell whether anything follows.
+		s.terminated = true
+		return false, s.closeOpen(ev.End, false)
 	}
 	w := &s.w
 	decodeErr := s.dec.decodeChunk(data, w)
@@ -311,11 +315,22 @@ func (s *stream) open() bool {
 	return false
 }
 
-// eof ends a stream that stopped without [DONE] at byte at. After a
-// finish_reason that is only a missing terminator; before one, or inside a
-// call, the stream was cut short.
+// afterDone handles an event after [DONE], whose data is data and which
+// starts at byte start: blank ones, comments and a repeated [DONE] change
+// nothing, anything else fails the stream.
+func (s *stream) afterDone(ev sse.Event, data []byte, start int64) (done bool, err error) {
+	if ev.Type == "" && (len(data) == 0 || string(data) == "[DONE]") {
+		return false, nil
+	}
+	return true, s.finish(ev.End, fmt.Sprintf("stream continues after [DONE]: another event %s", span(start, ev.End)))
+}
+
+// eof ends the stream at byte at. After [DONE] that is the normal end;
+// after only a finish_reason it is a missing terminator; before one, or
+// inside a call, the stream was cut short.
 func (s *stream) eof(at int64) error {
 	switch {
+	case s.terminated:
 	case !s.finished:
 		return s.finish(at, fmt.Sprintf("stream truncated at byte %d: it ended without [DONE] or a finish_reason", at))
 	case s.open():

@@ -476,9 +476,16 @@ var synthCases = []synthCase{
 		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 0}},
 	},
 	{
-		Name:   "nothing after [DONE] is read",
+		Name:   "an event after [DONE] fails the stream instead of being dropped",
 		Events: []string{start(0, "call_a", "f"), done, start(1, "call_b", "g"), "garbage"},
 		Calls:  []synthCall{{ID: "call_a", Name: "f", Input: `{}`, Complete: true, At: 1}},
+		EndErr: "stream continues after [DONE]: another event at bytes {1}-{2}",
+	},
+	{
+		Name:   "comments, blank data and a repeated [DONE] after [DONE] are harmless",
+		Events: []string{start(0, "call_a", "f"), args(0, `{}`), finish("tool_calls"), done, ": keepalive\n\n", "data:\n\n", done},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1}},
+		Stop:   "tool_calls",
 	},
 }
 

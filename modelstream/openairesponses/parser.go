@@ -24,8 +24,11 @@
 // response.failed (stop reason "failed"); an error event ends it too. These
 // final events repeat the whole output: a function_call item found only
 // there is reported at that event, complete if its status says so. EOF
-// before any of them means the stream was truncated. Parsing stops at the
-// final event. Events can be megabytes long; the SSE reader has no line cap.
+// before any of them means the stream was truncated. After
+// response.completed or response.incomplete only [DONE], comments and blank
+// events may follow, and End is reported at EOF: any other event fails the
+// stream, which would otherwise be dropped unseen. Events can be megabytes
+// long; the SSE reader has no line cap.
 package openairesponses
 
 import (
@@ -64,6 +67,9 @@ func (p *Parser) Parse(ctx context.Context, r io.Reader, h modelstream.Handler) 
 		ev, err := sr.Next()
 		if errors.Is(err, io.EOF) {
 			at := sr.Offset()
+			if s.final != "" {
+				return s.finish(at, "")
+			}
 			return s.finish(at, fmt.Sprintf(
 				"stream truncated at byte %d: it ended before response.completed, response.incomplete or response.failed", at))
 		}
@@ -87,6 +93,9 @@ type stream struct {
 	// respID is the response id, for synthesized call ids.
 	respID     string
 	stopReason string
+	// final is the type of the final event seen, "" before it; End waits
+	// for EOF, to tell whether anything follows.
+	final string
 	// calls holds the function_call items by seq; calls[:reported] are reported.
 	calls    []*fnCall
 	reported int
@@ -107,6 +116,12 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	s.prevEnd = ev.End
 
 	data := bytes.TrimSpace(ev.Data)
+	if s.final != "" {
+		if ev.Type == "" && (len(data) == 0 || string(data) == "[DONE]") {
+			return false, nil
+		}
+		return true, s.finish(ev.End, fmt.Sprintf("stream continues after %s: another event %s", s.final, span(start, ev.End)))
+	}
 	// Blank data carries nothing, and [DONE] is a Chat Completions
 	// terminator some servers append here too; neither ends a response.
 	if len(data) == 0 || string(data) == "[DONE]" {
@@ -174,7 +189,8 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 				return true, err
 			}
 		}
-		return true, s.finish(ev.End, "")
+		s.final = typ
+		return false, s.closeOpen(ev.End, "")
 	case "response.failed":
 		s.stopReason = "failed"
 		why := "no error details"
@@ -328,16 +344,22 @@ func (s *stream) flush() error {
 	return nil
 }
 
-// finish ends the response at byte at: it reports every call not reported
-// yet, those still open as incomplete, then End with failure as its Err.
-func (s *stream) finish(at int64, failure string) error {
+// closeOpen reports every call not reported yet, those still open as
+// incomplete for failure at byte at.
+func (s *stream) closeOpen(at int64, failure string) error {
 	why := incompleteReason(s.stopReason, failure)
 	for _, c := range s.calls[s.reported:] {
 		if !c.done {
 			c.abandon(s.respID, at, why)
 		}
 	}
-	if err := s.flush(); err != nil {
+	return s.flush()
+}
+
+// finish ends the response at byte at: it reports every call not reported
+// yet, those still open as incomplete, then End with failure as its Err.
+func (s *stream) finish(at int64, failure string) error {
+	if err := s.closeOpen(at, failure); err != nil {
 		return err
 	}
 	end := modelstream.End{Calls: len(s.calls), StopReason: s.stopReason, Err: failure}

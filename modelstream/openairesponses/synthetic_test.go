@@ -377,8 +377,21 @@ var synthCases = []synthCase{
 		EndErr: "bad response.output_item.done event at bytes {0}-{1}",
 	},
 	{
-		Name:   "nothing after response.completed is read",
+		Name:   "an event after response.completed fails the stream instead of being dropped",
 		Events: []string{created, completed(), added(0, "fc_1", "call_1", "f"), argsDone(0, "fc_1", `{}`), "garbage"},
+		Stop:   "completed",
+		EndErr: "stream continues after response.completed: another event at bytes {1}-{2}",
+	},
+	{
+		Name:   "an event after response.incomplete fails the stream too",
+		Events: []string{created, added(0, "fc_1", "call_1", "f"), incomplete("max_output_tokens"), created},
+		Calls:  []synthCall{{ID: "call_1", Name: "f", At: 2, ErrHas: "(stop reason max_output_tokens)"}},
+		Stop:   "max_output_tokens",
+		EndErr: "stream continues after response.incomplete: another event at bytes {2}-{3}",
+	},
+	{
+		Name:   "[DONE], comments and blank data after response.completed are harmless",
+		Events: []string{created, completed(), "data: [DONE]\n\n", ": keepalive\n\n", "data:\n\n"},
 		Stop:   "completed",
 	},
 }
