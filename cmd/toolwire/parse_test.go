@@ -167,3 +167,31 @@ func TestParseInterleavedChat(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestParseWarnings: an unreadable event that cannot hold a call (a broken
+// response.created) is skipped; the end record counts and describes it, and
+// parse exits 0, as the stream's calls are whole.
+func TestParseWarnings(t *testing.T) {
+	stream := "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\n\n" +
+		"event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":" +
+		"{\"id\":\"fc_1\",\"type\":\"function_call\",\"status\":\"completed\",\"arguments\":\"{}\",\"call_id\":\"call_1\",\"name\":\"f\"}}\n\n" +
+		"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"status\":\"completed\",\"output\":[]}}\n\n"
+	file := filepath.Join(t.TempDir(), "broken_created.sse")
+	if err := os.WriteFile(file, []byte(stream), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "parse", "--format", "openai-responses", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var end parseEnd
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[1]), &end) != nil {
+		t.Fatalf("output:\n%s", out)
+	}
+	first := strconv.Itoa(strings.Index(stream, "event: response.output_item.done"))
+	if end.Calls != 1 || end.Error != nil || end.Warnings != 1 ||
+		!strings.HasPrefix(end.Warning, "skipped unreadable response.created event at bytes 0-"+first+": unexpected end of JSON input") {
+		t.Errorf("end record %s", lines[1])
+	}
+}

@@ -12,6 +12,13 @@
 // there is no call_id. Arguments are joined while still escaped and unescaped
 // once, then parsed once, blank meaning {}.
 //
+// An event whose data is not valid JSON is skipped when its type (read
+// before the fault, else the event name) says it cannot hold part of a
+// call nor end the response: a broken response.created or text delta costs
+// nothing, so it is counted in End.Warnings instead of failing the stream.
+// An unreadable event of a call, a final event, or one of no known type
+// fails it.
+//
 // Items are matched by item id, else by output_index, and calls get their
 // Seq in the order their items first appear. OpenAI streams one item after
 // another, but should items interleave, a call that completes while an
@@ -37,6 +44,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/toolwire/toolwire/modelstream"
 	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
@@ -103,6 +112,9 @@ type stream struct {
 	byOutput map[int]*fnCall
 	// prevEnd is where the current event starts, for error messages.
 	prevEnd int64
+	// warnings counts the events skipped; warning describes the first.
+	warnings int
+	warning  string
 
 	// dec and w are reused from event to event to spare allocations.
 	dec decoder
@@ -135,6 +147,16 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	if _, malformed := decodeErr.(*jsonwire.SyntaxError); malformed {
 		if ev.Type == "error" {
 			return true, s.finish(ev.End, fmt.Sprintf("error event %s: %s", span(start, ev.End), clip(data)))
+		}
+		// The type, when it came before the fault, or the event name says
+		// what was lost; only a call's own data, or the end, is worth failing for.
+		kind := w.Type
+		if kind == "" {
+			kind = ev.Type
+		}
+		if kind != "" && !mayHoldCall(kind) {
+			s.warn(fmt.Sprintf("skipped unreadable %s event %s: %s", clipType(kind), span(start, ev.End), jsonwire.Describe(decodeErr, "data")))
+			return false, nil
 		}
 		return true, s.finish(ev.End, fmt.Sprintf("bad event data %s: %s", span(start, ev.End), jsonwire.Describe(decodeErr, "data")))
 	}
@@ -362,11 +384,52 @@ func (s *stream) finish(at int64, failure string) error {
 	if err := s.closeOpen(at, failure); err != nil {
 		return err
 	}
-	end := modelstream.End{Calls: len(s.calls), StopReason: s.stopReason, Err: failure}
+	end := modelstream.End{Calls: len(s.calls), StopReason: s.stopReason, Err: failure, Warnings: s.warnings, Warning: s.warning}
 	if err := s.h.End(s.ctx, end); err != nil {
 		return fmt.Errorf("openairesponses: handler: %w", err)
 	}
 	return nil
+}
+
+// warn records something skipped without failing the stream.
+func (s *stream) warn(msg string) {
+	if s.warnings == 0 {
+		s.warning = msg
+	}
+	s.warnings++
+}
+
+// mayHoldCall reports whether an event of type typ can carry part of a
+// client call or end the response, so that losing it unread would lose a
+// call or the response's outcome. Text, reasoning, lifecycle events and
+// the events of items run on OpenAI's side cannot.
+func mayHoldCall(typ string) bool {
+	switch typ {
+	case "error", "response.completed", "response.incomplete", "response.failed":
+		return true
+	}
+	for _, prefix := range [...]string{
+		"response.output_item.",
+		"response.function_call_arguments.",
+		"response.custom_tool_call_input.",
+		"response.shell_call_command.",
+		"response.apply_patch_call_operation_diff.",
+	} {
+		if strings.HasPrefix(typ, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxTypeLen bounds an event type quoted in a warning: it comes from the stream.
+const maxTypeLen = 80
+
+func clipType(typ string) string {
+	if len(typ) > maxTypeLen {
+		return strconv.Quote(typ[:maxTypeLen]) + "..."
+	}
+	return typ
 }
 
 func span(start, end int64) string { return fmt.Sprintf("at bytes %d-%d", start, end) }

@@ -350,10 +350,35 @@ var synthCases = []synthCase{
 		Stop:  "completed",
 	},
 	{
-		Name:   "bad JSON stops parsing",
-		Events: []string{created, added(0, "fc_1", "call_1", "f"), `data: {"type":"response.output_text.delta",]` + "\n\n", argsDone(0, "fc_1", `{}`), completed()},
+		Name: "an unreadable event that cannot hold a call is skipped, counted and described",
+		Events: []string{
+			ev("response.created", `{"type":"response.created","response":{"id":"resp_1",]}`),
+			added(0, "fc_1", "call_1", "f"),
+			`data: {"type":"response.output_text.delta",]` + "\n\n",
+			ev("response.in_progress", `{"type":`),
+			argsDone(0, "fc_1", `{}`), completed()},
+		Calls:    []synthCall{{ID: "call_1", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 4}},
+		Stop:     "completed",
+		Warnings: 3,
+		Warning:  "skipped unreadable response.created event at bytes 0-{0}: invalid character ']' looking for beginning of object key string (after 54 bytes of the data)",
+	},
+	{
+		Name:   "an unreadable event of a call fails the stream",
+		Events: []string{created, added(0, "fc_1", "call_1", "f"), ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta",]`), argsDone(0, "fc_1", `{}`), completed()},
 		Calls:  []synthCall{{ID: "call_1", Name: "f", At: 2, ErrHas: "bad event data"}},
-		EndErr: "bad event data at bytes {1}-{2}: invalid character ']' looking for beginning of object key string (after 38 bytes of the data)",
+		EndErr: "bad event data at bytes {1}-{2}: invalid character ']' looking for beginning of object key string (after 50 bytes of the data)",
+	},
+	{
+		Name:   "an unreadable event of no known type fails the stream",
+		Events: []string{created, added(0, "fc_1", "call_1", "f"), `data: {"item_id":"fc_1",]` + "\n\n", argsDone(0, "fc_1", `{}`), completed()},
+		Calls:  []synthCall{{ID: "call_1", Name: "f", At: 2, ErrHas: "bad event data"}},
+		EndErr: "bad event data at bytes {1}-{2}",
+	},
+	{
+		Name:   "an unreadable final event fails the stream",
+		Events: []string{created, added(0, "fc_1", "call_1", "f"), argsDone(0, "fc_1", `{}`), ev("response.completed", `{"type":"response.completed","response":{`)},
+		Calls:  []synthCall{{ID: "call_1", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 2}},
+		EndErr: "bad event data at bytes {2}-{3}: unexpected end of JSON input",
 	},
 	{
 		Name: "a wrong-typed field in a function call event stops parsing",
