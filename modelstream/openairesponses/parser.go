@@ -2,15 +2,28 @@
 // "openai-responses") and reports their tool calls through the modelstream
 // contract.
 //
-// Client tool calls are the output items of type function_call; reasoning,
-// message and every other item type are not. A call is complete at
-// response.function_call_arguments.done (the full arguments; the name comes
-// from output_item.added) or at response.output_item.done (the whole item),
-// whichever comes first, and is reported once. When arguments.done comes for
-// an item whose name is not known yet, the call waits for output_item.done.
-// The call's ID is its call_id, which tool results cite, or the item id when
-// there is no call_id. Arguments are joined while still escaped and unescaped
-// once, then parsed once, blank meaning {}.
+// Client tool calls are the output items the client must execute:
+// function_call, custom_tool_call, local_shell_call, shell_call (unless its
+// environment is a hosted container), apply_patch_call and
+// tool_search_call with execution "client". Each is reported as a call, so
+// that its call_id is always answered: a tool registered under the call's
+// name runs it, any other gets the usual unknown-tool result. Items OpenAI
+// runs itself (web search, MCP, code interpreter, a hosted shell...),
+// reasoning and messages are not calls. items.go holds the names and input
+// shapes, which docs/stream-formats.md documents.
+//
+// A function_call is complete at response.function_call_arguments.done
+// (the full arguments; the name comes from output_item.added), a
+// custom_tool_call at response.custom_tool_call_input.done, any of them at
+// response.output_item.done (the whole item), whichever comes first, and is
+// reported once; the other kinds hold their input only in the done item.
+// When a done event comes for an item whose name is not known yet, the call
+// waits for output_item.done. A done item whose status is "incomplete" or
+// "failed" is not runnable. The call's ID is its call_id, which tool
+// results cite, taken from the done item when it differs from the added
+// one, or the item id when there is no call_id. Argument text is joined
+// while still escaped and unescaped once, then parsed once, blank meaning
+// {}.
 //
 // An event whose data is not valid JSON is skipped when its type (read
 // before the fault, else the event name) says it cannot hold part of a
@@ -29,8 +42,8 @@
 // response.incomplete (the incomplete_details reason, e.g.
 // "max_output_tokens", else "incomplete"; open calls are incomplete) or
 // response.failed (stop reason "failed"); an error event ends it too. These
-// final events repeat the whole output: a function_call item found only
-// there is reported at that event, complete if its status says so. EOF
+// final events repeat the whole output: a client item found only there is
+// reported at that event, complete if its status says so. EOF
 // before any of them means the stream was truncated. After
 // response.completed or response.incomplete only [DONE], comments and blank
 // events may follow, and End is reported at EOF: any other event fails the
@@ -67,7 +80,7 @@ func New() *Parser { return &Parser{} }
 // Parse checks ctx between events; a read blocked on r is interrupted only by
 // closing r, which an HTTP response body bound to ctx does by itself.
 func (p *Parser) Parse(ctx context.Context, r io.Reader, h modelstream.Handler) error {
-	s := &stream{ctx: ctx, h: h, byItemID: make(map[string]*fnCall), byOutput: make(map[int]*fnCall)}
+	s := &stream{ctx: ctx, h: h, byItemID: make(map[string]*itemCall), byOutput: make(map[int]*itemCall)}
 	sr := sse.NewReader(r)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -105,11 +118,11 @@ type stream struct {
 	// final is the type of the final event seen, "" before it; End waits
 	// for EOF, to tell whether anything follows.
 	final string
-	// calls holds the function_call items by seq; calls[:reported] are reported.
-	calls    []*fnCall
+	// calls holds the client-executed items by seq; calls[:reported] are reported.
+	calls    []*itemCall
 	reported int
-	byItemID map[string]*fnCall
-	byOutput map[int]*fnCall
+	byItemID map[string]*itemCall
+	byOutput map[int]*itemCall
 	// prevEnd is where the current event starts, for error messages.
 	prevEnd int64
 	// warnings counts the events skipped; warning describes the first.
@@ -182,21 +195,24 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 		}
 	case "response.output_item.added", "response.output_item.done":
 		// A wrong-typed field would lose part of a call; in other items it is harmless.
-		if itemType := string(w.Item.Type); itemType != "function_call" {
-			if decodeErr != nil && itemType == "" {
-				return bad()
-			}
-			return false, nil
-		}
-		if decodeErr != nil {
+		kind := kindOf(&w.Item)
+		if decodeErr != nil && (kind != notClient || len(w.Item.Type) == 0 || isCallType(w.Item.Type)) {
 			return bad()
 		}
-		return false, s.item(typ == "response.output_item.done", w, ev.End)
+		if kind == notClient {
+			return false, nil
+		}
+		return false, s.item(typ == "response.output_item.done", kind, w, ev.End)
 	case "response.function_call_arguments.delta", "response.function_call_arguments.done":
 		if decodeErr != nil {
 			return bad()
 		}
-		return false, s.arguments(typ == "response.function_call_arguments.done", w, ev.End)
+		return false, s.arguments(typ == "response.function_call_arguments.done", functionCall, w, ev.End)
+	case "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
+		if decodeErr != nil {
+			return bad()
+		}
+		return false, s.arguments(typ == "response.custom_tool_call_input.done", customToolCall, w, ev.End)
 	case "response.completed", "response.incomplete":
 		s.stopReason = "completed"
 		if typ == "response.incomplete" {
@@ -229,36 +245,41 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	return false, nil
 }
 
-// item handles output_item.added, or output_item.done when done, for a
-// function_call item, in the event ending at byte end.
-func (s *stream) item(done bool, w *wireEvent, end int64) error {
+// item handles output_item.added, or output_item.done when done, for an
+// item of a client call of kind, in the event ending at byte end.
+func (s *stream) item(done bool, kind itemKind, w *wireEvent, end int64) error {
 	it := &w.Item
 	c := s.lookup(it.ID, w.OutputIndex, w.HasOutputIndex)
 	if c == nil {
-		c = s.add(w.OutputIndex, w.HasOutputIndex)
+		c = s.add(kind, w.OutputIndex, w.HasOutputIndex)
 	}
 	if c.done {
-		return nil // completed by arguments.done already
+		return nil // completed by its arguments or input done event already
 	}
-	c.fill(it)
+	c.fill(kind, it, done)
 	s.index(c)
 	if !done {
 		return nil
 	}
-	if it.HasArguments {
-		c.setFinal(it.Arguments)
+	if v, raw, ok := kind.input(it); ok {
+		c.setFinal(v, raw)
 	}
-	c.finish(s.respID, end)
+	if status := string(it.Status); status == "incomplete" || status == "failed" {
+		c.abandon(s.respID, end, fmt.Sprintf("tool call incomplete: the %s item's status is %s", kind.typeName(), status))
+	} else {
+		c.finish(s.respID, end)
+	}
 	return s.flush()
 }
 
-// arguments handles function_call_arguments.delta, or .done when done, in
-// the event ending at byte end.
-func (s *stream) arguments(done bool, w *wireEvent, end int64) error {
+// arguments handles the delta events of a function_call's arguments or a
+// custom_tool_call's input (kind), or their done event when done, in the
+// event ending at byte end.
+func (s *stream) arguments(done bool, kind itemKind, w *wireEvent, end int64) error {
 	c := s.lookup(w.ItemID, w.OutputIndex, w.HasOutputIndex)
 	if c == nil {
 		// No output_item.added: keep the call, so it is not lost unseen.
-		c = s.add(w.OutputIndex, w.HasOutputIndex)
+		c = s.add(kind, w.OutputIndex, w.HasOutputIndex)
 		c.itemID = string(w.ItemID)
 		s.index(c)
 	}
@@ -269,13 +290,16 @@ func (s *stream) arguments(done bool, w *wireEvent, end int64) error {
 		c.deltas = append(c.deltas, w.Delta...)
 		return nil
 	}
-	if len(w.Name) > 0 {
+	if len(w.Name) > 0 && itemKinds[c.kind].tool == "" {
 		c.name = string(w.Name)
 	}
-	if w.HasArguments {
-		c.setFinal(w.Arguments)
-	} else {
-		c.setFinal(c.deltas)
+	switch {
+	case w.HasArguments:
+		c.setFinal(w.Arguments, false)
+	case w.HasInput:
+		c.setFinal(w.Input, false)
+	default:
+		c.setFinal(c.deltas, false)
 	}
 	if c.name == "" {
 		return nil // output_item.done will say which function this is
@@ -284,13 +308,14 @@ func (s *stream) arguments(done bool, w *wireEvent, end int64) error {
 	return s.flush()
 }
 
-// fromOutput reports the function_call items of a final event's output that
-// the events did not complete, at byte end: complete when their status is
+// fromOutput reports the client items of a final event's output that the
+// events did not complete, at byte end: complete when their status is
 // "completed" (or absent), else left for finish to report as incomplete.
 func (s *stream) fromOutput(output []wireItem, end int64) error {
 	for i := range output {
 		it := &output[i]
-		if string(it.Type) != "function_call" {
+		kind := kindOf(it)
+		if kind == notClient {
 			continue
 		}
 		c := s.lookup(it.ID, i, true)
@@ -303,15 +328,15 @@ func (s *stream) fromOutput(output []wireItem, end int64) error {
 			}
 		}
 		if c == nil {
-			c = s.add(i, true)
+			c = s.add(kind, i, true)
 		}
 		if c.done {
 			continue
 		}
-		c.fill(it)
+		c.fill(kind, it, true)
 		s.index(c)
-		if it.HasArguments {
-			c.setFinal(it.Arguments)
+		if v, raw, ok := kind.input(it); ok {
+			c.setFinal(v, raw)
 		}
 		if status := string(it.Status); status == "" || status == "completed" {
 			c.finish(s.respID, end)
@@ -322,7 +347,7 @@ func (s *stream) fromOutput(output []wireItem, end int64) error {
 
 // lookup finds the call of an item by its id, else by its output index,
 // unless that slot holds an item with another id.
-func (s *stream) lookup(itemID []byte, outputIndex int, hasIndex bool) *fnCall {
+func (s *stream) lookup(itemID []byte, outputIndex int, hasIndex bool) *itemCall {
 	if len(itemID) > 0 {
 		if c := s.byItemID[string(itemID)]; c != nil {
 			return c
@@ -336,9 +361,9 @@ func (s *stream) lookup(itemID []byte, outputIndex int, hasIndex bool) *fnCall {
 	return nil
 }
 
-// add starts a new call.
-func (s *stream) add(outputIndex int, hasIndex bool) *fnCall {
-	c := &fnCall{seq: len(s.calls), outputIndex: -1}
+// add starts a new call of kind.
+func (s *stream) add(kind itemKind, outputIndex int, hasIndex bool) *itemCall {
+	c := &itemCall{seq: len(s.calls), kind: kind, outputIndex: -1}
 	if hasIndex {
 		c.outputIndex = outputIndex
 		s.byOutput[outputIndex] = c
@@ -348,7 +373,7 @@ func (s *stream) add(outputIndex int, hasIndex bool) *fnCall {
 }
 
 // index makes c findable by its item id.
-func (s *stream) index(c *fnCall) {
+func (s *stream) index(c *itemCall) {
 	if c.itemID != "" && s.byItemID[c.itemID] == nil {
 		s.byItemID[c.itemID] = c
 	}
@@ -369,10 +394,9 @@ func (s *stream) flush() error {
 // closeOpen reports every call not reported yet, those still open as
 // incomplete for failure at byte at.
 func (s *stream) closeOpen(at int64, failure string) error {
-	why := incompleteReason(s.stopReason, failure)
 	for _, c := range s.calls[s.reported:] {
 		if !c.done {
-			c.abandon(s.respID, at, why)
+			c.abandon(s.respID, at, incompleteReason(c.kind.typeName(), s.stopReason, failure))
 		}
 	}
 	return s.flush()
