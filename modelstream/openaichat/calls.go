@@ -27,14 +27,19 @@ type toolCall struct {
 	call modelstream.Call
 }
 
-// describe names the call in an error message: its id and tool, as far as known.
+// describe names the call in an error message: its id and tool, as far as
+// known, each clipped, as they come from the stream.
 func (c *toolCall) describe() string {
 	var parts []string
 	if c.id != "" {
-		parts = append(parts, fmt.Sprintf("id %q", c.id))
+		parts = append(parts, "id "+clip([]byte(c.id)))
 	}
 	if c.name != "" {
-		parts = append(parts, "tool "+c.name)
+		name := c.name
+		if len(name) > maxClip {
+			name = name[:maxClip] + "..."
+		}
+		parts = append(parts, "tool "+name)
 	}
 	if c.index >= 0 {
 		parts = append(parts, fmt.Sprintf("index %d", c.index))
