@@ -44,6 +44,13 @@ type End struct {
 	StopReason string
 	// Err is non-empty when the stream failed, and says what failed and at which byte offset.
 	Err string
+	// Warnings counts what the parser stepped over without failing the
+	// stream, such as an unreadable event that could not hold a call: the
+	// calls are whole, but the stream was not.
+	Warnings int
+	// Warning says what the first of them was and at which bytes, so that
+	// End stays comparable; "" when Warnings is 0.
+	Warning string
 }
 
 // Handler receives a parser's reports as soon as they are known.

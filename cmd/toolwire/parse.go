@@ -31,6 +31,8 @@ type parseEnd struct {
 	Calls      int     `json:"calls"`
 	StopReason string  `json:"stop_reason"`
 	Error      *string `json:"error"`
+	Warnings   int     `json:"warnings"`
+	Warning    string  `json:"warning,omitempty"`
 }
 
 func newParse() *cobra.Command {
@@ -46,7 +48,9 @@ line, each written the moment it is known:
   {"seq":0,"id":"…","name":"…","input":{…},"complete":true,"at":N}
 for each call (at: the byte offset just past the event that completed it; a call that
 never completed has "complete":false, an "error" and no "input"), then
-  {"end":true,"calls":N,"stop_reason":"…","error":null|"…"}
+  {"end":true,"calls":N,"stop_reason":"…","error":null|"…","warnings":N,"warning":"…"}
+(warnings: what was skipped without failing the stream, the first described). When
+the end record carries an error, parse exits 1 after printing it.
 Formats: ` + strings.Join(formats.Names(), ", ") + `. With --chunks the input is a
 .chunks.jsonl capture (one data payload per line) and offsets are into that file.`,
 		Args: cobra.MaximumNArgs(1),
@@ -69,6 +73,7 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `. With --chunks the input is
 				cr := chunks.NewReader(in)
 				in, at = cr, cr.FileOffset
 			}
+			var failure string
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetEscapeHTML(false)
 			h := modelstream.HandlerFuncs{
@@ -80,15 +85,19 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `. With --chunks the input is
 					return enc.Encode(line)
 				},
 				OnEnd: func(_ context.Context, e modelstream.End) error {
-					line := parseEnd{End: true, Calls: e.Calls, StopReason: e.StopReason}
+					line := parseEnd{End: true, Calls: e.Calls, StopReason: e.StopReason, Warnings: e.Warnings, Warning: e.Warning}
 					if e.Err != "" {
-						line.Error = &e.Err
+						line.Error, failure = &e.Err, e.Err
 					}
 					return enc.Encode(line)
 				},
 			}
 			if err := parser.Parse(cmd.Context(), in, h); err != nil {
 				return fmt.Errorf("parse: %w", err)
+			}
+			if failure != "" {
+				// Everything is printed; the status tells scripts the stream itself failed.
+				return fmt.Errorf("parse: the stream failed: %s", failure)
 			}
 			return nil
 		},

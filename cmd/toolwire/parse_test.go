@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,12 +44,21 @@ func TestParseFixtures(t *testing.T) {
 		"openai_chat_compat_index_starts_at_1.sse":               {"read_file"},
 		"openai_responses_parallel_function_calls.sse":           {"secret_retrieval_tool", "secret_retrieval_tool"},
 		"openai_responses_reasoning_text_then_function_call.sse": {"get_capital"},
+		"openai_responses_custom_tool_call.chunks.jsonl":         {"write_sql"},
+		"openai_responses_local_shell_call.chunks.jsonl":         {"local_shell"},
+		"openai_responses_shell_call.chunks.jsonl":               {"shell"},
+		"openai_responses_shell_call_hosted.chunks.jsonl":        {},
+		"openai_responses_apply_patch_call.chunks.jsonl":         {"apply_patch"},
+		"openai_responses_client_tool_search_call.chunks.jsonl":  {"tool_search"},
 		"gemini_parallel_function_calls.sse":                     {"*", "*"},
 		"gemini3_function_call_with_id.sse":                      {"*"},
 		"gemini_vertex_streamed_args.chunks.jsonl":               {"read_theme", "read_screen", "read_screen", "read_screen"},
 		"hermes_qwen25_two_calls.txt":                            {"get_current_temperature", "get_temperature_date"},
 		"hermes2pro_arguments_first.txt":                         {"*"},
 	}
+	// failing lists the fixtures whose stream itself failed: parse prints
+	// every line, then exits non-zero.
+	failing := map[string]string{"openai_chat_groq_error_midstream.sse": "tool_use_failed"}
 	known := formats.Names()
 	for _, f := range files {
 		name := filepath.Base(f)
@@ -69,7 +79,11 @@ func TestParseFixtures(t *testing.T) {
 				args = append(args, "--chunks")
 			}
 			out, err := runCLI(t, args...)
-			if err != nil {
+			if want, fails := failing[name]; fails {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("parse of a failed stream: error %v, want one citing %q", err, want)
+				}
+			} else if err != nil {
 				t.Fatal(err)
 			}
 			size, _ := os.Stat(f)
@@ -115,5 +129,75 @@ func TestParseStdinAndErrors(t *testing.T) {
 	}
 	if _, err := runCLI(t, "parse", "x"); err == nil {
 		t.Error("missing --format accepted")
+	}
+}
+
+// TestParseInterleavedChat: a Chat Completions stream whose two calls'
+// fragments alternate (llama.cpp, vLLM) prints both calls whole, each at
+// the offset just past the fragment that closed its arguments.
+func TestParseInterleavedChat(t *testing.T) {
+	chunk := func(index int, frag string) string {
+		return `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":` +
+			strconv.Itoa(index) + `,` + frag + `}]},"finish_reason":null}]}` + "\n\n"
+	}
+	events := []string{
+		chunk(0, `"id":"call_a","type":"function","function":{"name":"Read","arguments":""}`),
+		chunk(1, `"id":"call_b","type":"function","function":{"name":"Glob","arguments":""}`),
+		chunk(0, `"function":{"arguments":"{\"file_path\":"}`),
+		chunk(1, `"function":{"arguments":"{\"pattern\":"}`),
+		chunk(0, `"function":{"arguments":"\"/etc/hosts\"}"}`),
+		chunk(1, `"function":{"arguments":"\"*.go\"}"}`),
+		`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n",
+		"data: [DONE]\n\n",
+	}
+	var stream strings.Builder
+	var ends []int64
+	for _, e := range events {
+		stream.WriteString(e)
+		ends = append(ends, int64(stream.Len()))
+	}
+	file := filepath.Join(t.TempDir(), "interleaved.sse")
+	if err := os.WriteFile(file, []byte(stream.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "parse", "--format", "openai-chat", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"seq":0,"id":"call_a","name":"Read","input":{"file_path":"/etc/hosts"},"complete":true,"at":` + strconv.FormatInt(ends[4], 10) + `}`,
+		`{"seq":1,"id":"call_b","name":"Glob","input":{"pattern":"*.go"},"complete":true,"at":` + strconv.FormatInt(ends[5], 10) + `}`,
+		`{"end":true,"calls":2,"stop_reason":"tool_calls","error":null,"warnings":0}`,
+	}
+	if got := strings.Split(strings.TrimSpace(out), "\n"); !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestParseWarnings: an unreadable event that cannot hold a call (a broken
+// response.created) is skipped; the end record counts and describes it, and
+// parse exits 0, as the stream's calls are whole.
+func TestParseWarnings(t *testing.T) {
+	stream := "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\n\n" +
+		"event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":" +
+		"{\"id\":\"fc_1\",\"type\":\"function_call\",\"status\":\"completed\",\"arguments\":\"{}\",\"call_id\":\"call_1\",\"name\":\"f\"}}\n\n" +
+		"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"status\":\"completed\",\"output\":[]}}\n\n"
+	file := filepath.Join(t.TempDir(), "broken_created.sse")
+	if err := os.WriteFile(file, []byte(stream), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "parse", "--format", "openai-responses", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var end parseEnd
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[1]), &end) != nil {
+		t.Fatalf("output:\n%s", out)
+	}
+	first := strconv.Itoa(strings.Index(stream, "event: response.output_item.done"))
+	if end.Calls != 1 || end.Error != nil || end.Warnings != 1 ||
+		!strings.HasPrefix(end.Warning, "skipped unreadable response.created event at bytes 0-"+first+": unexpected end of JSON input") {
+		t.Errorf("end record %s", lines[1])
 	}
 }

@@ -116,6 +116,35 @@ func TestRunFixtures(t *testing.T) {
 	}
 }
 
+// TestRunResponsesClientItems: the Responses items the client executes
+// besides function_call reach the pipeline as calls under their own names,
+// so a tool not registered under that name answers their call_id with the
+// usual unknown-tool result instead of leaving it unanswered.
+func TestRunResponsesClientItems(t *testing.T) {
+	for file, want := range map[string]struct{ name, id string }{
+		"openai_responses_custom_tool_call.chunks.jsonl":        {"write_sql", "call_custom_sql_001"},
+		"openai_responses_local_shell_call.chunks.jsonl":        {"local_shell", "call_h3nm8hUG0KO9tVNuRACkL1ri"},
+		"openai_responses_shell_call.chunks.jsonl":              {"shell", "call_pbxjNs1tMJUahLZKAS9qLtvw"},
+		"openai_responses_apply_patch_call.chunks.jsonl":        {"apply_patch", "call_kA46f91ZwocQyMCKyyZqRyC5"},
+		"openai_responses_client_tool_search_call.chunks.jsonl": {"tool_search", "call_RWTIIVfxsJW9fecsg6fy23Dy"},
+	} {
+		t.Run(file, func(t *testing.T) {
+			out, err := runCLI(t, "run", "--format", "openai-responses", "--chunks", "--stream", filepath.Join(fixtures, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := parseLines(t, out)
+			if len(o.results) != 1 || o.done.Calls != 1 {
+				t.Fatalf("%d results, turn_done calls %d; want 1\n%s", len(o.results), o.done.Calls, out)
+			}
+			r := o.results[0]
+			if r.Name != want.name || r.ToolUseID != want.id || !r.IsError || !strings.Contains(r.Content, "No such tool available: "+want.name) {
+				t.Errorf("result %+v, want the unknown-tool error for %s (%s)", r, want.name, want.id)
+			}
+		})
+	}
+}
+
 // sleepStream is an Anthropic stream of Bash calls `sleep S && echo N`.
 func sleepStream(n int, secs string) string {
 	var b strings.Builder

@@ -9,7 +9,9 @@
 // still open is held back and reported right after it, so calls always arrive
 // in Seq order; holding is the simple way to keep that promise.
 //
-// Parsing stops at message_stop; anything after it is not read. Event data
+// After message_stop only ping, [DONE], comments and blank events may
+// follow, and End is reported at EOF: any other event fails the stream,
+// which would otherwise be dropped unseen. Event data
 // is read by a small JSON decoder of its own (decode.go) that materializes
 // only the fields the parser needs, several times faster than encoding/json.
 package anthropic
@@ -50,6 +52,9 @@ func (p *Parser) Parse(ctx context.Context, r io.Reader, h modelstream.Handler) 
 		ev, err := sr.Next()
 		if errors.Is(err, io.EOF) {
 			at := sr.Offset()
+			if s.stopped {
+				return s.finish(at, "")
+			}
 			return s.finish(at, fmt.Sprintf("stream ended before message_stop at byte %d", at))
 		}
 		if err != nil {
@@ -69,7 +74,10 @@ type stream struct {
 	ctx context.Context
 	h   modelstream.Handler
 
-	started    bool
+	started bool
+	// stopped says message_stop was seen; End waits for EOF, to tell
+	// whether anything follows.
+	stopped    bool
 	msgID      string
 	stopReason string
 	// blocks maps each started content-block index to its call's seq, or to
@@ -94,6 +102,9 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	at := func() string { return fmt.Sprintf("at bytes %d-%d", start, ev.End) }
 
 	data := bytes.TrimSpace(ev.Data)
+	if s.stopped {
+		return s.afterStop(ev, data, at)
+	}
 	// Blank data carries nothing, and [DONE] is an OpenAI-style terminator
 	// some gateways append; neither is an Anthropic event.
 	if len(data) == 0 || string(data) == "[DONE]" {
@@ -147,12 +158,30 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 			s.stopReason = w.Delta.StopReason
 		}
 	case "message_stop":
-		return true, s.finish(ev.End, "")
+		s.stopped = true
 	case "error":
 		return true, s.finish(ev.End, fmt.Sprintf("error event %s: %s", at(), describeError(w.Error, data)))
 	}
 	// ping and unknown events carry nothing for us.
 	return false, nil
+}
+
+// afterStop handles an event after message_stop, whose data is data: blank
+// ones, [DONE] and ping carry nothing, anything else fails the stream.
+func (s *stream) afterStop(ev sse.Event, data []byte, at func() string) (done bool, err error) {
+	switch {
+	case ev.Type == "" && (len(data) == 0 || string(data) == "[DONE]"):
+		return false, nil
+	case ev.Type == "ping" || ev.Type == "" && s.isPing(data):
+		return false, nil
+	}
+	return true, s.finish(ev.End, "stream continues after message_stop: another event "+at())
+}
+
+// isPing reports whether data is a ping event's.
+func (s *stream) isPing(data []byte) bool {
+	s.w = wireEvent{Index: -1}
+	return s.dec.decodeEvent(data, &s.w) == nil && s.w.Type == "ping"
 }
 
 // block handles the content_block_* event w, which ends at byte end.

@@ -239,8 +239,16 @@ func TestSynthetic(t *testing.T) {
 			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"z":true}`, Input: `{"z":true}`, Complete: true, At: 3}},
 		},
 		{
-			Name:   "nothing after message_stop is read",
+			Name:   "an event after message_stop fails the stream instead of being dropped",
 			Events: []string{msgStart, msgStop, toolStart(0, "toolu_a", "f"), stop(0), "garbage"},
+			EndErr: "stream continues after message_stop: another event at bytes {1}-{2}",
+		},
+		{
+			Name: "ping, [DONE], comments and blank data after message_stop are harmless",
+			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), stop(0), msgDelta("tool_use"), msgStop,
+				ping, "[DONE]", ": keepalive\n\n", "data:\n\n"},
+			Calls: []synthCall{{ID: "toolu_a", Name: "f", Input: `{}`, Complete: true, At: 2}},
+			Stop:  "tool_use",
 		},
 		{
 			Name:   "empty input",

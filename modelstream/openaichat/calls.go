@@ -4,13 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"strings"
 
 	"github.com/toolwire/toolwire/modelstream"
 	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
 )
 
-// toolCall is one tool call of the message, open or reported.
+// toolCall is one tool call of the message, open or finished.
 type toolCall struct {
 	seq int
 	// index is the call's tool_calls index, -1 when its fragments had none.
@@ -19,8 +20,31 @@ type toolCall struct {
 	// args is the argument text joined, still escaped as the JSON strings
 	// held it; it is unescaped once, when the call ends.
 	args []byte
-	// done says the call has been reported.
+	// value follows the unescaped arguments to see their top-level value close.
+	value jsonwire.ValueEnd
+	// done says call holds the finished call, waiting to be reported in order.
 	done bool
+	call modelstream.Call
+}
+
+// describe names the call in an error message: its id and tool, as far as
+// known, each clipped, as they come from the stream.
+func (c *toolCall) describe() string {
+	var parts []string
+	if c.id != "" {
+		parts = append(parts, "id "+clip([]byte(c.id)))
+	}
+	if c.name != "" {
+		name := c.name
+		if len(name) > maxClip {
+			name = name[:maxClip] + "..."
+		}
+		parts = append(parts, "tool "+name)
+	}
+	if c.index >= 0 {
+		parts = append(parts, fmt.Sprintf("index %d", c.index))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // addArgs appends a fragment's arguments: escaped string content, or the
@@ -47,7 +71,7 @@ func (c *toolCall) addArgs(frag []byte, isObject bool) {
 }
 
 // finish builds the call of a block that ended normally at byte at.
-func (c *toolCall) finish(msgID string, at int64) modelstream.Call {
+func (c *toolCall) finish(msgID string, at int64) {
 	text := jsonwire.Unquote(nil, c.args)
 	call := c.base(msgID, text, at)
 	if c.name == "" {
@@ -57,16 +81,14 @@ func (c *toolCall) finish(msgID string, at int64) modelstream.Call {
 	} else {
 		call.Input, call.Complete = input, true
 	}
-	c.done, c.args = true, nil
-	return call
+	c.done, c.call, c.args = true, call, nil
 }
 
 // abandon builds the call of a block the stream ended inside.
-func (c *toolCall) abandon(msgID string, at int64, why string) modelstream.Call {
+func (c *toolCall) abandon(msgID string, at int64, why string) {
 	call := c.base(msgID, jsonwire.Unquote(nil, c.args), at)
 	call.Err = why
-	c.done, c.args = true, nil
-	return call
+	c.done, c.call, c.args = true, call, nil
 }
 
 func (c *toolCall) base(msgID string, text []byte, at int64) modelstream.Call {

@@ -95,7 +95,7 @@ func (d *decoder) function(tc *wireToolCall, name string) error {
 		case "name":
 			return d.BytesField(&tc.Name, "function.name")
 		case "arguments":
-			return d.argsField(&tc.Arguments, &tc.ArgsObject, "function.arguments")
+			return d.StringOrObjectField(&tc.Arguments, nil, &tc.ArgsObject, "function.arguments")
 		}
 		return d.SkipValue()
 	})
@@ -112,31 +112,4 @@ func (d *decoder) idField(dst *[]byte, name string) error {
 		return err
 	}
 	return d.BytesField(dst, name)
-}
-
-// argsField reads arguments as the string's content still escaped, so that
-// the fragments of a call can be joined before they are unescaped: a
-// surrogate pair or a UTF-8 sequence split between two fragments then
-// survives. An object is accepted too, kept as its raw text, with *isObject
-// set: arguments are a string on the wire, but an object is unambiguous.
-func (d *decoder) argsField(dst *[]byte, isObject *bool, name string) error {
-	if d.Pos == len(d.Data) {
-		return d.EOF()
-	}
-	start := d.Pos
-	switch d.Data[d.Pos] {
-	case '"':
-		if _, err := d.ScanString(); err != nil {
-			return err
-		}
-		*dst, *isObject = d.Data[start+1:d.Pos-1:d.Pos-1], false
-		return nil
-	case '{':
-		if err := d.SkipValue(); err != nil {
-			return err
-		}
-		*dst, *isObject = d.Data[start:d.Pos:d.Pos], true
-		return nil
-	}
-	return d.Other(name)
 }

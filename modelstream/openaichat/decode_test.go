@@ -1,7 +1,6 @@
 package openaichat
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"testing"
@@ -41,7 +40,7 @@ func normWire(t *testing.T, w *wireChunk) normChunk {
 	tool := func(tc *wireToolCall) normTool {
 		nt := normTool{Index: tc.Index, HasIndex: tc.HasIndex, ID: string(tc.ID), Name: string(tc.Name), ArgsObject: tc.ArgsObject}
 		if tc.ArgsObject {
-			nt.Args = canonical(t, tc.Arguments)
+			nt.Args = streamtest.Canonical(t, tc.Arguments)
 		} else {
 			nt.Args = string(jsonwire.Unquote(nil, tc.Arguments))
 		}
@@ -59,22 +58,6 @@ func normWire(t *testing.T, w *wireChunk) normChunk {
 		n.Choices = append(n.Choices, nc)
 	}
 	return n
-}
-
-// canonical re-encodes a JSON value through encoding/json, sorting keys.
-func canonical(t *testing.T, raw []byte) string {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("canonical(%q): %v", raw, err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("canonical(%q): %v", raw, err)
-	}
-	return string(out)
 }
 
 // refWalker builds the reference from generic values; shape records a

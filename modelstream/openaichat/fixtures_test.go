@@ -32,13 +32,13 @@ var fixtures = []fixture{
 				ID: "call_JMW1whyEaYG438VE1OIflxA2", Name: "GetWeatherArgs",
 				Raw:       `{"city": "Edinburgh", "country": "GB", "units": "c"}`,
 				Input:     `{"city":"Edinburgh","country":"GB","units":"c"}`,
-				EndMarker: `"tool_calls":[{"index":1,"id":"call_DNYTawLBoN8fj3KN6qU9N1Ou"`, // closed when index 1 starts
+				EndMarker: `{"arguments":"c\"}"}`, // its arguments close, before index 1 starts
 			},
 			{
 				ID: "call_DNYTawLBoN8fj3KN6qU9N1Ou", Name: "get_stock_price",
 				Raw:       `{"ticker": "AAPL", "exchange": "NASDAQ"}`,
 				Input:     `{"ticker":"AAPL","exchange":"NASDAQ"}`,
-				EndMarker: `"finish_reason":"tool_calls"`,
+				EndMarker: `{"arguments":"}"}`,
 			},
 		},
 		end: modelstream.End{Calls: 2, StopReason: "tool_calls"},
@@ -48,11 +48,11 @@ var fixtures = []fixture{
 		calls: []wantCall{
 			{
 				ID: "call_q2UyBRP7eXNTzAoR8lEhjc9Z", Name: "get_country", Raw: `{}`, Input: `{}`,
-				EndMarker: `"tool_calls":[{"index":1,"id":"call_b51ijcpFkDiTQG1bQzsrmtW5"`,
+				EndMarker: `"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]`,
 			},
 			{
 				ID: "call_b51ijcpFkDiTQG1bQzsrmtW5", Name: "get_product_name", Raw: `{}`, Input: `{}`,
-				EndMarker: `"finish_reason":"tool_calls"`,
+				EndMarker: `"tool_calls":[{"index":1,"function":{"arguments":"{}"}}]`,
 			},
 		},
 		end: modelstream.End{Calls: 2, StopReason: "tool_calls"},
@@ -69,7 +69,7 @@ var fixtures = []fixture{
 		file: "openai_chat_compat_index_starts_at_1.sse",
 		calls: []wantCall{{
 			ID: "toolu_sanitized", Name: "read_file", Raw: `{"path": "a.txt"}`, Input: `{"path":"a.txt"}`,
-			EndMarker: `"finish_reason":"tool_calls"`,
+			EndMarker: `"arguments":"th\": \"a.txt\"}"`,
 		}},
 		end: modelstream.End{Calls: 1, StopReason: "tool_calls"},
 	},
@@ -109,11 +109,12 @@ func TestFixturesRechunked(t *testing.T) {
 
 // TestCallReportedBeforeNextEvent paces a fixture event by event through a
 // pipe and checks that each call is reported before the event after the one
-// completing it is even written: the parser must not wait for more input.
+// closing its arguments is even written: the parser must wait neither for
+// the next call nor for finish_reason.
 func TestCallReportedBeforeNextEvent(t *testing.T) {
 	data := loadFixture(t, "openai_chat_parallel_fragmented.sse")
 	got, _ := streamtest.CheckPaced(t, New(), data, func(ev []byte) bool {
-		return bytes.Contains(ev, []byte(`"index":1,"id"`)) || bytes.Contains(ev, []byte(`"finish_reason":"tool_calls"`))
+		return bytes.Contains(ev, []byte(`{"arguments":"c\"}"}`)) || bytes.Contains(ev, []byte(`{"arguments":"}"}`))
 	})
 	for i, c := range got {
 		if c.Seq != i {

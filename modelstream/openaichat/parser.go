@@ -2,34 +2,42 @@
 // "openai-chat"), as OpenAI and the many OpenAI-compatible servers send
 // them, and reports their tool calls through the modelstream contract.
 //
-// Chat Completions has no per-call stop event. As in openai-python, the call
-// being streamed is complete when a fragment starts another call, when the
-// choice's finish_reason is set, or at [DONE]; so at most one call is open at
-// a time and calls are reported in order. A finish_reason of "length",
-// "max_tokens" or "content_filter" cuts the open call off instead: it is
-// reported incomplete even if its text happens to parse. Any other
-// finish_reason, "stop" included, completes it: the calls are trusted, as
-// some servers say "stop" after tool calls.
+// Chat Completions has no per-call stop event, and servers in front of
+// llama.cpp or vLLM interleave the fragments of parallel calls (index 0, 1,
+// 0, 1, ...), so a call is complete when the top-level JSON value of its
+// arguments closes (jsonwire.ValueEnd), whatever comes next: not when
+// another call starts, as openai-python has it. A call whose arguments never
+// started (a no-argument tool sends "" or nothing) is complete at the
+// choice's finish_reason or at [DONE], as {}. A finish_reason of "length",
+// "max_tokens" or "content_filter" cuts off the calls still open instead:
+// they are reported incomplete. Any other finish_reason, "stop" included,
+// completes them: the calls are trusted, as some servers say "stop" after
+// tool calls. Calls are reported in Seq order: one whose arguments close
+// while an earlier one is still open waits for it, keeping its own At.
 //
 // Fragments are matched to calls by their index; without an index by a new
-// id; without either, they continue the open call, unless they name another
-// tool. A known index with a different id is a new call: some servers reuse
-// index 0 for every call. An index first seen on a later fragment of a call
-// that had none is taken as that call's. An id or name arrives once, or is resent in full
-// (then it replaces, never appends); integer ids are kept as their text. A
-// fragment for a call already reported means the stream interleaves calls,
-// which cannot be parsed with certainty: the stream fails there. Arguments
-// are joined while still escaped and unescaped once, so that a character
-// split between fragments survives, then parsed once, blank meaning {}. A
-// call without a name is reported as not runnable.
+// id; without either, they continue the call the previous fragment went to,
+// unless they name another tool. A known index with a different id is a new
+// call: some servers reuse index 0 for every call. An index first seen on a
+// later fragment of a call that had none is taken as that call's. An id or
+// name arrives once, or is resent in full (then it replaces, never appends);
+// integer ids are kept as their text. Once a call's arguments have closed,
+// a fragment for it that carries more than white space fails the stream,
+// naming the call, unless it names a tool and carries no id of the call: then
+// it starts a new call in the reused slot. Arguments are joined while still
+// escaped and unescaped once, so that a character split between fragments
+// survives, then parsed once, blank meaning {}. A call without a name is
+// reported as not runnable.
 //
 // Errors sent after HTTP 200 are checked before the choices: an "error"
 // event, a chunk with a non-null "error" field (OpenAI, SGLang, and
 // OpenRouter inside a normal chunk) and vLLM's {"object":"error"}. A stream
 // that ends without [DONE] and without a finish_reason is truncated. Only
 // one choice is read, the first one the stream names (index 0 in practice):
-// a request for several choices has no single set of calls to run. Parsing
-// stops at [DONE].
+// a request for several choices has no single set of calls to run. After
+// [DONE] only blank events, comments and a repeated [DONE] may follow, and
+// End is reported at EOF: any other event fails the stream, which would
+// otherwise be dropped unseen.
 package openaichat
 
 import (
@@ -58,8 +66,9 @@ func New() *Parser { return &Parser{} }
 // Parse reads one Chat Completions stream from r and reports its tool calls
 // and its end to h, as modelstream.Parser describes.
 //
-// Parse checks ctx between events; a read blocked on r is interrupted only by
-// closing r, which an HTTP response body bound to ctx does by itself.
+// Parse checks ctx between events and before each call it reports; a read
+// blocked on r is interrupted only by closing r, which an HTTP response body
+// bound to ctx does by itself.
 func (p *Parser) Parse(ctx context.Context, r io.Reader, h modelstream.Handler) error {
 	s := &stream{ctx: ctx, h: h, byIndex: make(map[int]*toolCall), byID: make(map[string]*toolCall)}
 	sr := sse.NewReader(r)
@@ -91,24 +100,27 @@ type stream struct {
 	// msgID is the first chunk id, for synthesized call ids.
 	msgID      string
 	stopReason string
-	// finished says a finish_reason was seen.
-	finished bool
+	// finished says a finish_reason was seen; terminated that [DONE] was.
+	finished, terminated bool
 	// choice is the index of the choice read, once choiceSet.
 	choice    int
 	choiceSet bool
-	// calls counts the calls started; the next call's seq.
-	calls int
-	// open is the call being streamed, nil when none is; every other call
-	// has been reported.
-	open    *toolCall
+	// calls holds the message's calls by seq; calls[:reported] are reported.
+	calls    []*toolCall
+	reported int
+	// last is the call the latest fragment went to, which fragments without
+	// index or id continue.
+	last    *toolCall
 	byIndex map[int]*toolCall
 	byID    map[string]*toolCall
 	// prevEnd is where the current event starts, for error messages.
 	prevEnd int64
 
-	// dec and w are reused from chunk to chunk to spare allocations.
-	dec decoder
-	w   wireChunk
+	// dec, w and plain are reused from chunk to chunk to spare allocations;
+	// plain holds a fragment's arguments unescaped, for the call's ValueEnd.
+	dec   decoder
+	w     wireChunk
+	plain []byte
 }
 
 // event handles one SSE event; done means the message has ended and End has
@@ -118,6 +130,9 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	s.prevEnd = ev.End
 
 	data := bytes.TrimSpace(ev.Data)
+	if s.terminated {
+		return s.afterDone(ev, data, start)
+	}
 	if ev.Type == "error" {
 		return true, s.finish(ev.End, fmt.Sprintf("error event %s: %s", span(start, ev.End), describeError(data)))
 	}
@@ -125,10 +140,9 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 		return false, nil
 	}
 	if string(data) == "[DONE]" {
-		if err := s.close(ev.End); err != nil {
-			return true, err
-		}
-		return true, s.finish(ev.End, "")
+		// End waits for EOF, to tell whether anything follows.
+		s.terminated = true
+		return false, s.closeOpen(ev.End, false)
 	}
 	w := &s.w
 	decodeErr := s.dec.decodeChunk(data, w)
@@ -180,49 +194,34 @@ func (s *stream) fragment(f *wireToolCall, start, end int64) (done bool, err err
 	if len(f.ID) == 0 && len(f.Name) == 0 && len(f.Arguments) == 0 && !f.ArgsObject {
 		return false, nil // carries nothing, so starts nothing
 	}
-	var c *toolCall
-	switch {
-	case f.HasIndex:
-		c = s.byIndex[f.Index]
-		if c != nil && len(f.ID) > 0 && c.id != "" && string(f.ID) != c.id {
-			c = nil // the index is reused by a new call
-		}
-		if c == nil && s.open != nil && s.open.index < 0 && (len(f.ID) == 0 || string(f.ID) == s.open.id) {
-			// The open call came without an index and this fragment names
-			// no other call: the index arrived late.
-			c = s.open
-			c.index = f.Index
-			s.byIndex[f.Index] = c
-		}
-	case len(f.ID) > 0:
-		c = s.byID[string(f.ID)]
-	default:
-		c = s.open
-		if c != nil && len(f.Name) > 0 && c.name != "" && string(f.Name) != c.name {
-			c = nil // another tool, so another call
-		}
+	// ValueEnd needs the text unescaped, but only its ASCII structure
+	// matters: without a backslash the escaped text is that already.
+	plain := f.Arguments
+	if !f.ArgsObject && bytes.IndexByte(plain, '\\') >= 0 {
+		s.plain = jsonwire.Unquote(s.plain[:0], f.Arguments)
+		plain = s.plain
 	}
-	switch {
-	case c == nil:
-		if err := s.close(end); err != nil {
-			return true, err
+	c, explicit := s.match(f)
+	if c != nil && c.done {
+		newName := len(f.Name) > 0 && string(f.Name) != c.name
+		if !f.ArgsObject && jsonwire.Blank(plain) && !newName && (len(f.ID) == 0 || string(f.ID) == c.id) {
+			return false, nil // a resent name or id, or white space: nothing new
 		}
-		c = &toolCall{seq: s.calls, index: -1}
-		s.calls++
+		if explicit || len(f.Name) == 0 {
+			return true, s.finish(end, fmt.Sprintf("tool call fragment %s continues call %d (%s) after its arguments closed",
+				span(start, end), c.seq, c.describe()))
+		}
+		c = nil // it names a tool: a new call in the reused index or after the last one
+	}
+	if c == nil {
+		c = &toolCall{seq: len(s.calls), index: -1}
+		s.calls = append(s.calls, c)
 		if f.HasIndex {
 			c.index = f.Index
 			s.byIndex[f.Index] = c
 		}
-		s.open = c
-	case c.done:
-		if len(f.Arguments) == 0 && !f.ArgsObject && (len(f.Name) == 0 || string(f.Name) == c.name) &&
-			(len(f.ID) == 0 || string(f.ID) == c.id) {
-			return false, nil // a resent name or id, or empty arguments: nothing new
-		}
-		return true, s.finish(end, fmt.Sprintf(
-			"tool call fragment %s is for call %d, which was already reported: the stream interleaves tool calls",
-			span(start, end), c.seq))
 	}
+	s.last = c
 	if len(f.ID) > 0 && c.id == "" {
 		c.id = string(f.ID)
 		s.byID[c.id] = c
@@ -230,72 +229,132 @@ func (s *stream) fragment(f *wireToolCall, start, end int64) (done bool, err err
 	if len(f.Name) > 0 && string(f.Name) != c.name {
 		c.name = string(f.Name) // a resent name replaces
 	}
+	if len(f.Arguments) == 0 {
+		return false, nil
+	}
 	c.addArgs(f.Arguments, f.ArgsObject)
-	return false, nil
+	if !c.value.Feed(plain) {
+		return false, nil
+	}
+	c.finish(s.msgID, end)
+	return false, s.flush()
+}
+
+// match finds the call a fragment is for, nil for a new one; explicit says
+// the fragment carries that call's id.
+func (s *stream) match(f *wireToolCall) (c *toolCall, explicit bool) {
+	switch {
+	case f.HasIndex:
+		c = s.byIndex[f.Index]
+		if c != nil && len(f.ID) > 0 && c.id != "" && string(f.ID) != c.id {
+			c = nil // the index is reused by a new call
+		}
+		if last := s.last; c == nil && last != nil && !last.done && last.index < 0 && (len(f.ID) == 0 || string(f.ID) == last.id) {
+			// The latest call came without an index and this fragment
+			// names no other call: the index arrived late.
+			c = last
+			c.index = f.Index
+			s.byIndex[f.Index] = c
+		}
+	case len(f.ID) > 0:
+		c = s.byID[string(f.ID)]
+	default:
+		c = s.last
+		if c != nil && len(f.Name) > 0 && c.name != "" && string(f.Name) != c.name {
+			c = nil // another tool, so another call
+		}
+	}
+	return c, c != nil && c.id != "" && string(f.ID) == c.id
 }
 
 // finishReason handles the choice's finish_reason, in the event ending at end.
 func (s *stream) finishReason(reason string, end int64) error {
 	s.stopReason, s.finished = reason, true
-	if s.open != nil && cutOff(reason) {
-		return s.abandon(end, "finish_reason "+reason)
-	}
-	return s.close(end)
+	return s.closeOpen(end, cutOff(reason))
 }
 
-// close reports the open call, if any, as ended normally at byte at.
-func (s *stream) close(at int64) error {
-	if s.open == nil {
-		return nil
+// closeOpen ends every call still open at byte at: complete with what it
+// has, or, when cut, as cut off by the finish_reason. Then it reports what
+// can be reported.
+func (s *stream) closeOpen(at int64, cut bool) error {
+	for _, c := range s.calls[s.reported:] {
+		switch {
+		case c.done:
+		case cut:
+			c.abandon(s.msgID, at, incompleteReason("finish_reason "+s.stopReason))
+		default:
+			c.finish(s.msgID, at)
+		}
 	}
-	c := s.open
-	s.open = nil
-	return s.report(c.finish(s.msgID, at))
+	return s.flush()
 }
 
-// abandon reports the open call, if any, as incomplete for cause.
-func (s *stream) abandon(at int64, cause string) error {
-	if s.open == nil {
-		return nil
-	}
-	c := s.open
-	s.open = nil
-	return s.report(c.abandon(s.msgID, at, incompleteReason(cause)))
-}
-
-func (s *stream) report(c modelstream.Call) error {
-	if err := s.h.Call(s.ctx, c); err != nil {
-		return fmt.Errorf("openaichat: handler: %w", err)
+// flush reports the finished calls that no unfinished call precedes. One
+// event can finish many, so ctx is checked before each.
+func (s *stream) flush() error {
+	for s.reported < len(s.calls) && s.calls[s.reported].done {
+		if err := s.ctx.Err(); err != nil {
+			return fmt.Errorf("openaichat: %w", err)
+		}
+		c := s.calls[s.reported]
+		s.reported++
+		if err := s.h.Call(s.ctx, c.call); err != nil {
+			return fmt.Errorf("openaichat: handler: %w", err)
+		}
 	}
 	return nil
 }
 
-// eof ends a stream that stopped without [DONE] at byte at. After a
-// finish_reason that is only a missing terminator; before one, or inside a
-// call, the stream was cut short.
+// open reports whether a call is still being streamed.
+func (s *stream) open() bool {
+	for _, c := range s.calls[s.reported:] {
+		if !c.done {
+			return true
+		}
+	}
+	return false
+}
+
+// afterDone handles an event after [DONE], whose data is data and which
+// starts at byte start: blank ones, comments and a repeated [DONE] change
+// nothing, anything else fails the stream.
+func (s *stream) afterDone(ev sse.Event, data []byte, start int64) (done bool, err error) {
+	if ev.Type == "" && (len(data) == 0 || string(data) == "[DONE]") {
+		return false, nil
+	}
+	return true, s.finish(ev.End, fmt.Sprintf("stream continues after [DONE]: another event %s", span(start, ev.End)))
+}
+
+// eof ends the stream at byte at. After [DONE] that is the normal end;
+// after only a finish_reason it is a missing terminator; before one, or
+// inside a call, the stream was cut short.
 func (s *stream) eof(at int64) error {
 	switch {
+	case s.terminated:
 	case !s.finished:
 		return s.finish(at, fmt.Sprintf("stream truncated at byte %d: it ended without [DONE] or a finish_reason", at))
-	case s.open != nil:
+	case s.open():
 		return s.finish(at, fmt.Sprintf("stream truncated at byte %d: it ended without [DONE] inside a tool call", at))
 	}
 	return s.finish(at, "")
 }
 
-// finish ends the message at byte at: it reports the open call, if any, as
-// incomplete, then End with failure as its Err.
+// finish ends the message at byte at: it reports every call not reported
+// yet, those still open as incomplete, then End with failure as its Err.
 func (s *stream) finish(at int64, failure string) error {
-	if s.open != nil {
-		cause := failure
-		if s.stopReason != "" {
-			cause = strings.TrimSuffix("finish_reason "+s.stopReason+"; "+failure, "; ")
-		}
-		if err := s.abandon(at, cause); err != nil {
-			return err
+	cause := failure
+	if s.stopReason != "" {
+		cause = strings.TrimSuffix("finish_reason "+s.stopReason+"; "+failure, "; ")
+	}
+	for _, c := range s.calls[s.reported:] {
+		if !c.done {
+			c.abandon(s.msgID, at, incompleteReason(cause))
 		}
 	}
-	end := modelstream.End{Calls: s.calls, StopReason: s.stopReason, Err: failure}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	end := modelstream.End{Calls: len(s.calls), StopReason: s.stopReason, Err: failure}
 	if err := s.h.End(s.ctx, end); err != nil {
 		return fmt.Errorf("openaichat: handler: %w", err)
 	}

@@ -58,7 +58,7 @@ var synthCases = []synthCase{
 	{
 		Name:   "one call, finish_reason, usage, [DONE]",
 		Events: []string{roleOnly, start(0, "call_a", "f"), args(0, `{"x":`), args(0, ` 1}`), finish("tool_calls"), usage, done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{"x": 1}`, Input: `{"x":1}`, Complete: true, At: 4}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{"x": 1}`, Input: `{"x":1}`, Complete: true, At: 3}},
 		Stop:   "tool_calls",
 	},
 	{
@@ -66,8 +66,8 @@ var synthCases = []synthCase{
 		Events: []string{roleOnly, content("Reading."), start(1, "call_a", "f"), args(1, `{"a":1}`), start(5, "call_b", "g"),
 			args(5, `{}`), finish("tool_calls"), done},
 		Calls: []synthCall{
-			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 4},
-			{ID: "call_b", Name: "g", Raw: `{}`, Input: `{}`, Complete: true, At: 6},
+			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 3},
+			{ID: "call_b", Name: "g", Raw: `{}`, Input: `{}`, Complete: true, At: 5},
 		},
 		Stop: "tool_calls",
 	},
@@ -79,18 +79,18 @@ var synthCases = []synthCase{
 			calls(`{"id":"function-call-2","function":{"arguments":"2}"}}`),
 			finish("stop"), done},
 		Calls: []synthCall{
-			{ID: "function-call-1", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 1},
-			{ID: "function-call-2", Name: "f", Raw: `{"a":2}`, Input: `{"a":2}`, Complete: true, At: 3},
+			{ID: "function-call-1", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 0},
+			{ID: "function-call-2", Name: "f", Raw: `{"a":2}`, Input: `{"a":2}`, Complete: true, At: 2},
 		},
 		Stop: "stop",
 	},
 	{
-		Name: "index and id missing: fragments continue the open call",
+		Name: "index and id missing: fragments continue the latest call",
 		Events: []string{
 			calls(`{"type":"function","function":{"name":"f","arguments":"{\"a\""}}`),
 			calls(`{"function":{"arguments":":1}"}}`),
 			finish("tool_calls"), done},
-		Calls: []synthCall{{Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 2}},
+		Calls: []synthCall{{Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 1}},
 		Stop:  "tool_calls",
 	},
 	{
@@ -100,8 +100,8 @@ var synthCases = []synthCase{
 			calls(`{"function":{"name":"g","arguments":"{\"b\":true}"}}`),
 			finish("tool_calls"), done},
 		Calls: []synthCall{
-			{Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1},
-			{Name: "g", Raw: `{"b":true}`, Input: `{"b":true}`, Complete: true, At: 2},
+			{Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 0},
+			{Name: "g", Raw: `{"b":true}`, Input: `{"b":true}`, Complete: true, At: 1},
 		},
 		Stop: "tool_calls",
 	},
@@ -111,8 +111,8 @@ var synthCases = []synthCase{
 			calls(`{"index":0,"function":{"arguments":":1}"}}`), calls(`{"index":1,"id":"call_b","function":{"name":"g","arguments":"{}"}}`),
 			finish("tool_calls"), done},
 		Calls: []synthCall{
-			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 2},
-			{ID: "call_b", Name: "g", Raw: `{}`, Input: `{}`, Complete: true, At: 3},
+			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 1},
+			{ID: "call_b", Name: "g", Raw: `{}`, Input: `{}`, Complete: true, At: 2},
 		},
 		Stop: "tool_calls",
 	},
@@ -121,8 +121,8 @@ var synthCases = []synthCase{
 		Events: []string{start(0, "call_a", "f"), args(0, `{"q":"x"}`), start(0, "call_b", "f"), args(0, `{"q":"y"}`),
 			finish("tool_calls"), done},
 		Calls: []synthCall{
-			{ID: "call_a", Name: "f", Raw: `{"q":"x"}`, Input: `{"q":"x"}`, Complete: true, At: 2},
-			{ID: "call_b", Name: "f", Raw: `{"q":"y"}`, Input: `{"q":"y"}`, Complete: true, At: 4},
+			{ID: "call_a", Name: "f", Raw: `{"q":"x"}`, Input: `{"q":"x"}`, Complete: true, At: 1},
+			{ID: "call_b", Name: "f", Raw: `{"q":"y"}`, Input: `{"q":"y"}`, Complete: true, At: 3},
 		},
 		Stop: "tool_calls",
 	},
@@ -130,7 +130,7 @@ var synthCases = []synthCase{
 		Name: "id resent on every fragment is the same call",
 		Events: []string{calls(`{"index":0,"id":"call_a","function":{"name":"f","arguments":"{\"a\""}}`),
 			calls(`{"index":0,"id":"call_a","function":{"arguments":":1}"}}`), finish("tool_calls"), done},
-		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 2}},
+		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 1}},
 		Stop:  "tool_calls",
 	},
 	{
@@ -140,59 +140,104 @@ var synthCases = []synthCase{
 			calls(`{"index":0,"function":{"name":"get_weather","arguments":"{\"city\":"}}`),
 			calls(`{"index":0,"function":{"name":"get_weather","arguments":"\"Oslo\"}"}}`),
 			finish("tool_calls"), done},
-		Calls: []synthCall{{ID: "call_a", Name: "get_weather", Raw: `{"city":"Oslo"}`, Input: `{"city":"Oslo"}`, Complete: true, At: 3}},
+		Calls: []synthCall{{ID: "call_a", Name: "get_weather", Raw: `{"city":"Oslo"}`, Input: `{"city":"Oslo"}`, Complete: true, At: 2}},
 		Stop:  "tool_calls",
 	},
 	{
 		Name: "id and name arriving on a later fragment",
 		Events: []string{calls(`{"index":0,"function":{"arguments":"{\"a\":"}}`),
 			calls(`{"index":0,"id":"call_late","function":{"name":"f","arguments":"1}"}}`), finish("tool_calls"), done},
-		Calls: []synthCall{{ID: "call_late", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 2}},
+		Calls: []synthCall{{ID: "call_late", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 1}},
 		Stop:  "tool_calls",
 	},
 	{
 		Name: "integer id (Poolside)",
 		Events: []string{calls(`{"index":0,"id":7,"type":"function","function":{"name":"f","arguments":"{}"}}`),
 			calls(`{"index":0,"id":7,"function":{"arguments":""}}`), finish("tool_calls"), done},
-		Calls: []synthCall{{ID: "7", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 2}},
+		Calls: []synthCall{{ID: "7", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 0}},
 		Stop:  "tool_calls",
 	},
 	{
-		Name: "interleaved calls: a fragment for a reported call fails the stream",
-		Events: []string{start(0, "call_a", "f"), args(0, `{"a":`), start(1, "call_b", "g"), args(1, `{"b":`),
-			args(0, `1}`), args(1, `2}`), finish("tool_calls"), done},
-		Calls: []synthCall{
-			{ID: "call_a", Name: "f", Raw: `{"a":`, At: 2, ErrHas: "tool arguments are not valid JSON: unexpected end of JSON input"},
-			{ID: "call_b", Name: "g", Raw: `{"b":`, At: 4,
-				ErrHas: "tool call incomplete: the stream ended before the call was complete (tool call fragment at bytes {3}-{4} is for call 0"},
-		},
-		EndErr: "tool call fragment at bytes {3}-{4} is for call 0, which was already reported: the stream interleaves tool calls",
-	},
-	{
-		Name:   "interleaving detected after a call that happened to be whole",
-		Events: []string{start(0, "call_a", "f"), args(0, `{"a":1}`), start(1, "call_b", "g"), args(0, `{}`), finish("tool_calls"), done},
-		Calls: []synthCall{
-			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 2},
-			{ID: "call_b", Name: "g", Raw: ``, At: 3, ErrHas: "tool call incomplete"},
-		},
-		EndErr: "is for call 0, which was already reported",
-	},
-	{
-		Name: "resent name or empty arguments for a reported call are harmless",
+		Name: "resent name or empty arguments for a closed call are harmless",
 		Events: []string{start(0, "call_a", "f"), args(0, `{}`), start(1, "call_b", "g"),
 			calls(`{"index":0,"id":"call_a","function":{"name":"f","arguments":""}}`), args(1, `{}`), finish("tool_calls"), done},
 		Calls: []synthCall{
-			{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 2},
-			{ID: "call_b", Name: "g", Raw: `{}`, Input: `{}`, Complete: true, At: 5},
+			{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1},
+			{ID: "call_b", Name: "g", Raw: `{}`, Input: `{}`, Complete: true, At: 4},
 		},
 		Stop: "tool_calls",
 	},
 	{
 		Name:   "a fragment after finish_reason for the closed call fails the stream",
 		Events: []string{start(0, "call_a", "f"), args(0, `{}`), finish("tool_calls"), args(0, `{"late":1}`), done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 2}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1}},
 		Stop:   "tool_calls",
-		EndErr: "already reported: the stream interleaves tool calls",
+		EndErr: `continues call 0 (id "call_a", tool f, index 0) after its arguments closed`,
+	},
+	{
+		Name: "interleaved calls (llama.cpp, vLLM): each is complete when its arguments close",
+		Events: []string{start(0, "call_a", "f"), start(1, "call_b", "g"), args(0, `{"a":`), args(1, `{"b":`),
+			args(0, `1}`), args(1, `[2, "}"]}`), finish("tool_calls"), done},
+		Calls: []synthCall{
+			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 4},
+			{ID: "call_b", Name: "g", Raw: `{"b":[2, "}"]}`, Input: `{"b":[2,"}"]}`, Complete: true, At: 5},
+		},
+		Stop: "tool_calls",
+	},
+	{
+		Name: "a call is complete when its arguments close, not when the next call starts",
+		Events: []string{start(0, "call_a", "f"), args(0, `{"x":`), args(0, ` {"y": "\"}"}}`), args(0, " \n "),
+			start(1, "call_b", "g"), args(1, `{}`), finish("tool_calls"), done},
+		Calls: []synthCall{
+			{ID: "call_a", Name: "f", Raw: `{"x": {"y": "\"}"}}`, Input: `{"x":{"y":"\"}"}}`, Complete: true, At: 2},
+			{ID: "call_b", Name: "g", Raw: `{}`, Input: `{}`, Complete: true, At: 5},
+		},
+		Stop: "tool_calls",
+	},
+	{
+		Name: "a call that closes before an earlier one waits for it, keeping its own At",
+		Events: []string{start(0, "call_a", "f"), start(1, "call_b", "g"), args(1, `{"b":2}`), args(0, `{"a":`), args(0, `1}`),
+			finish("tool_calls"), done},
+		Calls: []synthCall{
+			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 4},
+			{ID: "call_b", Name: "g", Raw: `{"b":2}`, Input: `{"b":2}`, Complete: true, At: 2},
+		},
+		Stop: "tool_calls",
+	},
+	{
+		Name: "a fragment for a call whose arguments closed fails the stream, naming the call",
+		Events: []string{start(0, "call_a", "f"), args(0, `{"a":1}`), start(1, "call_b", "g"), args(0, `, "b":2}`),
+			finish("tool_calls"), done},
+		Calls: []synthCall{
+			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 1},
+			{ID: "call_b", Name: "g", At: 3, ErrHas: "tool call incomplete"},
+		},
+		EndErr: `tool call fragment at bytes {2}-{3} continues call 0 (id "call_a", tool f, index 0) after its arguments closed`,
+	},
+	{
+		Name:   "calls whose arguments never started are complete at finish_reason",
+		Events: []string{start(0, "call_a", "f"), start(1, "call_b", "g"), args(1, "  "), finish("tool_calls"), done},
+		Calls: []synthCall{
+			{ID: "call_a", Name: "f", Input: `{}`, Complete: true, At: 3},
+			{ID: "call_b", Name: "g", Raw: "  ", Input: `{}`, Complete: true, At: 3},
+		},
+		Stop: "tool_calls",
+	},
+	{
+		Name: "index 0 reused without ids: a fragment naming a tool after the arguments closed is a new call",
+		Events: []string{calls(`{"index":0,"type":"function","function":{"name":"f","arguments":"{\"q\":1}"}}`),
+			calls(`{"index":0,"type":"function","function":{"name":"f","arguments":"{\"q\":2}"}}`), finish("tool_calls"), done},
+		Calls: []synthCall{
+			{Name: "f", Raw: `{"q":1}`, Input: `{"q":1}`, Complete: true, At: 0},
+			{Name: "f", Raw: `{"q":2}`, Input: `{"q":2}`, Complete: true, At: 1},
+		},
+		Stop: "tool_calls",
+	},
+	{
+		Name:   "arguments that are a JSON string close at its quote",
+		Events: []string{start(0, "call_a", "f"), args(0, `"x`), args(0, `}"`), finish("tool_calls"), done},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `"x}"`, At: 2, ErrHas: "tool arguments are a JSON string, not an object"}},
+		Stop:   "tool_calls",
 	},
 	{
 		Name: "whole calls in one chunk, index last, with finish_reason (Groq, xAI)",
@@ -209,26 +254,31 @@ var synthCases = []synthCase{
 	{
 		Name:   "finish_reason stop with tool calls: the calls are trusted",
 		Events: []string{start(0, "call_a", "f"), args(0, `{"k":"v"}`), finish("stop"), done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{"k":"v"}`, Input: `{"k":"v"}`, Complete: true, At: 2}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{"k":"v"}`, Input: `{"k":"v"}`, Complete: true, At: 1}},
 		Stop:   "stop",
 	},
 	{
-		Name:   "[DONE] closes an open call without finish_reason",
-		Events: []string{start(0, "call_a", "f"), args(0, `{"k":"v"}`), done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{"k":"v"}`, Input: `{"k":"v"}`, Complete: true, At: 2}},
+		Name:   "[DONE] completes a call whose arguments never started, without finish_reason",
+		Events: []string{start(0, "call_a", "f"), args(0, `{"k":"v"}`), start(1, "call_b", "g"), done},
+		Calls: []synthCall{
+			{ID: "call_a", Name: "f", Raw: `{"k":"v"}`, Input: `{"k":"v"}`, Complete: true, At: 1},
+			{ID: "call_b", Name: "g", Input: `{}`, Complete: true, At: 3},
+		},
 	},
 	{
 		Name:   "[DONE] padded, without a space, unterminated",
 		Events: []string{start(0, "call_a", "f"), args(0, `{}`), "data:[DONE]   "},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 2}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1}},
 	},
 	{
-		Name:   "finish_reason length cuts the open call off, even if it parses",
-		Events: []string{start(0, "call_a", "f"), args(0, `{"a":1}`), start(1, "call_b", "g"), args(1, `{"b":2}`), finish("length"), done},
+		Name: "finish_reason length cuts off the calls still open, not those whose arguments closed",
+		Events: []string{start(0, "call_a", "f"), args(0, `{"a":1}`), start(1, "call_b", "g"), args(1, `{"b":2`), start(2, "call_c", "h"),
+			finish("length"), done},
 		Calls: []synthCall{
-			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 2},
-			{ID: "call_b", Name: "g", Raw: `{"b":2}`, At: 4,
+			{ID: "call_a", Name: "f", Raw: `{"a":1}`, Input: `{"a":1}`, Complete: true, At: 1},
+			{ID: "call_b", Name: "g", Raw: `{"b":2`, At: 5,
 				ErrHas: "tool call incomplete: the stream ended before the call was complete (finish_reason length)"},
+			{ID: "call_c", Name: "h", At: 5, ErrHas: "(finish_reason length)"},
 		},
 		Stop: "length",
 	},
@@ -265,7 +315,7 @@ var synthCases = []synthCase{
 	{
 		Name:   "null and empty error fields are not errors",
 		Events: []string{calls(`{"index":0,"id":"call_a","function":{"name":"f","arguments":"{}"}}`), `{"choices":[],"error":null}`, `{"choices":[],"error":""}`, finish("tool_calls"), done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 3}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 0}},
 		Stop:   "tool_calls",
 	},
 	{
@@ -286,15 +336,15 @@ var synthCases = []synthCase{
 		EndErr: "stream truncated at byte {len}: it ended without [DONE] or a finish_reason",
 	},
 	{
-		Name:   "EOF with a call whose text parses, still truncated",
+		Name:   "EOF after a call whose arguments closed: the call stands, the stream is truncated",
 		Events: []string{start(0, "call_a", "f"), args(0, `{}`)},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, At: -1, ErrHas: "stream truncated at byte {len}"}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1}},
 		EndErr: "stream truncated at byte {len}",
 	},
 	{
 		Name:   "EOF after finish_reason without [DONE] is a normal end",
 		Events: []string{start(0, "call_a", "f"), args(0, `{}`), finish("tool_calls"), usage},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 2}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1}},
 		Stop:   "tool_calls",
 	},
 	{
@@ -319,7 +369,7 @@ var synthCases = []synthCase{
 		Events: []string{calls(`{"index":0,"id":"call_a","type":"function","function":{"arguments":"{\"a\":1}"}}`),
 			start(1, "call_b", "g"), finish("tool_calls"), done},
 		Calls: []synthCall{
-			{ID: "call_a", Raw: `{"a":1}`, At: 1, ErrHas: "tool call has no name"},
+			{ID: "call_a", Raw: `{"a":1}`, At: 0, ErrHas: "tool call has no name"},
 			{ID: "call_b", Name: "g", Raw: ``, Input: `{}`, Complete: true, At: 2},
 		},
 		Stop: "tool_calls",
@@ -328,7 +378,7 @@ var synthCases = []synthCase{
 		Name:   `arguments "" and missing are {}`,
 		Events: []string{start(0, "call_a", "f"), calls(`{"index":1,"id":"call_b","function":{"name":"g"}}`), finish("tool_calls"), done},
 		Calls: []synthCall{
-			{ID: "call_a", Name: "f", Raw: ``, Input: `{}`, Complete: true, At: 1},
+			{ID: "call_a", Name: "f", Raw: ``, Input: `{}`, Complete: true, At: 2},
 			{ID: "call_b", Name: "g", Raw: ``, Input: `{}`, Complete: true, At: 2},
 		},
 		Stop: "tool_calls",
@@ -336,20 +386,20 @@ var synthCases = []synthCase{
 	{
 		Name:   "arguments as an object",
 		Events: []string{calls("{\"index\":0,\"id\":\"call_a\",\"function\":{\"name\":\"f\",\"arguments\":{\"q\": \"a\\\"b\",\t\"n\": [1]}}}"), finish("tool_calls"), done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: "{\"q\": \"a\\\"b\",\t\"n\": [1]}", Input: `{"q":"a\"b","n":[1]}`, Complete: true, At: 1}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: "{\"q\": \"a\\\"b\",\t\"n\": [1]}", Input: `{"q":"a\"b","n":[1]}`, Complete: true, At: 0}},
 		Stop:   "tool_calls",
 	},
 	{
 		Name:   "bad JSON arguments",
 		Events: []string{start(0, "call_a", "f"), args(0, `{"a": 1,`), args(0, ` oops}`), finish("tool_calls"), done},
-		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"a": 1, oops}`, At: 3,
+		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"a": 1, oops}`, At: 2,
 			ErrHas: "tool arguments are not valid JSON: invalid character 'o' looking for beginning of object key string (after 10 bytes of the arguments)"}},
 		Stop: "tool_calls",
 	},
 	{
 		Name:   "arguments that are not an object",
 		Events: []string{start(0, "call_a", "f"), args(0, `[1, 2]`), finish("tool_calls"), done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `[1, 2]`, At: 2, ErrHas: "tool arguments are a JSON array, not an object"}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `[1, 2]`, At: 1, ErrHas: "tool arguments are a JSON array, not an object"}},
 		Stop:   "tool_calls",
 	},
 	{
@@ -357,7 +407,7 @@ var synthCases = []synthCase{
 		Events: []string{start(0, "call_a", "f"),
 			calls(`{"index":0,"function":{"arguments":"{\"e\":\"\ud83d"}}`),
 			calls(`{"index":0,"function":{"arguments":"\ude00 \u00e9\"}"}}`), finish("tool_calls"), done},
-		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"e":"😀 é"}`, Input: `{"e":"😀 é"}`, Complete: true, At: 3}},
+		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"e":"😀 é"}`, Input: `{"e":"😀 é"}`, Complete: true, At: 2}},
 		Stop:  "tool_calls",
 	},
 	{
@@ -365,7 +415,7 @@ var synthCases = []synthCase{
 		Events: []string{start(0, "call_a", "f"),
 			calls("{\"index\":0,\"function\":{\"arguments\":\"{\\\"e\\\":\\\"\xe2\x82\"}}"),
 			calls("{\"index\":0,\"function\":{\"arguments\":\"\xac\\\"}\"}}"), finish("tool_calls"), done},
-		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"e":"€"}`, Input: `{"e":"€"}`, Complete: true, At: 3}},
+		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"e":"€"}`, Input: `{"e":"€"}`, Complete: true, At: 2}},
 		Stop:  "tool_calls",
 	},
 	{
@@ -373,7 +423,7 @@ var synthCases = []synthCase{
 		Events: []string{start(0, "call_a", "f"),
 			`{"id":"chatcmpl-1","choices":[{"index":1,"delta":{"tool_calls":[{"index":0,"id":"call_z","function":{"name":"z","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`,
 			args(0, `{}`), finish("tool_calls"), done},
-		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 3}},
+		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 2}},
 		Stop:  "tool_calls",
 	},
 	{
@@ -381,7 +431,7 @@ var synthCases = []synthCase{
 		Events: []string{`{"id":"c","choices":[{"index":2,"delta":{"role":"assistant"}}]}`,
 			`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_z","function":{"name":"z","arguments":"{}"}}]}},{"index":2,"delta":{"tool_calls":[{"index":0,"id":"call_a","function":{"name":"f","arguments":"{}"}}]}}]}`,
 			`{"id":"c","choices":[{"index":2,"delta":{},"finish_reason":"tool_calls"}]}`, done},
-		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 2}},
+		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1}},
 		Stop:  "tool_calls",
 	},
 	{
@@ -389,7 +439,7 @@ var synthCases = []synthCase{
 		Events: []string{`{"id":"c","choices":[{"index":0,"delta":{"role":"assistant","function_call":{"name":"f","arguments":""}},"finish_reason":null}]}`,
 			`{"id":"c","choices":[{"index":0,"delta":{"function_call":{"arguments":"{\"x\":1}"}},"finish_reason":null}]}`,
 			finish("function_call"), done},
-		Calls: []synthCall{{Name: "f", Raw: `{"x":1}`, Input: `{"x":1}`, Complete: true, At: 2}},
+		Calls: []synthCall{{Name: "f", Raw: `{"x":1}`, Input: `{"x":1}`, Complete: true, At: 1}},
 		Stop:  "function_call",
 	},
 	{
@@ -400,7 +450,7 @@ var synthCases = []synthCase{
 			"data:" + args(0, `{"k":[1,{"z":null}]}`) + "   \r\n\r\n",
 			"event: message\r\ndata: " + finish("tool_calls") + "\r\n\r\n",
 			done},
-		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"k":[1,{"z":null}]}`, Input: `{"k":[1,{"z":null}]}`, Complete: true, At: 4}},
+		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"k":[1,{"z":null}]}`, Input: `{"k":[1,{"z":null}]}`, Complete: true, At: 3}},
 		Stop:  "tool_calls",
 	},
 	{
@@ -423,12 +473,19 @@ var synthCases = []synthCase{
 	{
 		Name:   "fields of the wrong type outside the choices are harmless",
 		Events: []string{`{"id":5,"object":["x"],"usage":"none","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","function":{"name":"f","arguments":"{}"}}]}}]}`, done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1}},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 0}},
 	},
 	{
-		Name:   "nothing after [DONE] is read",
+		Name:   "an event after [DONE] fails the stream instead of being dropped",
 		Events: []string{start(0, "call_a", "f"), done, start(1, "call_b", "g"), "garbage"},
 		Calls:  []synthCall{{ID: "call_a", Name: "f", Input: `{}`, Complete: true, At: 1}},
+		EndErr: "stream continues after [DONE]: another event at bytes {1}-{2}",
+	},
+	{
+		Name:   "comments, blank data and a repeated [DONE] after [DONE] are harmless",
+		Events: []string{start(0, "call_a", "f"), args(0, `{}`), finish("tool_calls"), done, ": keepalive\n\n", "data:\n\n", done},
+		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 1}},
+		Stop:   "tool_calls",
 	},
 }
 

@@ -1,81 +1,107 @@
 package openairesponses
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"strings"
 
 	"github.com/toolwire/toolwire/modelstream"
 	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
 )
 
-// fnCall is a function_call output item, open or finished.
-type fnCall struct {
-	seq int
+// itemCall is an output item the client must execute, open or finished.
+type itemCall struct {
+	seq  int
+	kind itemKind
 	// outputIndex is the item's slot in the response output, -1 if unknown.
 	outputIndex int
 	// itemID is the item's own id (fc_...); callID is the id tool results cite (call_...).
 	itemID, callID, name string
-	// deltas is the argument text joined from the delta events, still
-	// escaped; final is the full text a done event gave, also escaped.
+	// deltas is the input text joined from the delta events, still escaped;
+	// final is the full input a done event or the item gave: escaped string
+	// content, or, when finalRaw, a JSON value as it came.
 	deltas   []byte
 	final    []byte
 	hasFinal bool
+	finalRaw bool
 	// done says call holds the finished call, waiting to be reported in order.
 	done bool
 	call modelstream.Call
 }
 
-// fill takes what an item says about the call, keeping what is known.
-func (c *fnCall) fill(it *wireItem) {
+// fill takes what an item says about the call, keeping what is known; but
+// the call_id of a done item wins (authoritative), as it is the one the
+// final output repeats and tool results must cite.
+func (c *itemCall) fill(kind itemKind, it *wireItem, authoritative bool) {
+	c.kind = kind
 	if c.itemID == "" && len(it.ID) > 0 {
 		c.itemID = string(it.ID)
 	}
-	if c.callID == "" && len(it.CallID) > 0 {
+	if len(it.CallID) > 0 && (c.callID == "" || authoritative) {
 		c.callID = string(it.CallID)
 	}
-	if len(it.Name) > 0 && string(it.Name) != c.name {
+	switch tool := itemKinds[kind].tool; {
+	case tool != "":
+		c.name = tool
+	case len(it.Name) > 0 && string(it.Name) != c.name:
 		c.name = string(it.Name)
 	}
 }
 
-// setFinal records the full argument text, escaped as the event held it.
-func (c *fnCall) setFinal(escaped []byte) {
-	c.final, c.hasFinal = append(c.final[:0], escaped...), true
+// setFinal records the full input, escaped string content or, when raw, a
+// JSON value, as the event held it.
+func (c *itemCall) setFinal(v []byte, raw bool) {
+	c.final, c.hasFinal, c.finalRaw = append(c.final[:0], v...), true, raw
 }
 
-// text returns the argument text: the full text if a done event gave it,
+// text returns the input text: the full text if a done event gave it,
 // else the joined deltas.
-func (c *fnCall) text() []byte {
-	if c.hasFinal {
+func (c *itemCall) text() []byte {
+	switch {
+	case c.hasFinal && c.finalRaw:
+		return bytes.Clone(c.final)
+	case c.hasFinal:
 		return jsonwire.Unquote(nil, c.final)
 	}
 	return jsonwire.Unquote(nil, c.deltas)
 }
 
-// finish builds the call of an item whose arguments are complete, at byte at.
-func (c *fnCall) finish(respID string, at int64) {
+// finish builds the call of an item whose input is complete, at byte at.
+func (c *itemCall) finish(respID string, at int64) {
 	text := c.text()
 	call := c.base(respID, text, at)
-	if c.name == "" {
+	k := itemKinds[c.kind]
+	switch {
+	case c.name == "":
 		call.Err = "tool call has no name: the stream never said which function to run"
-	} else if input, err := parseInput(text); err != nil {
-		call.Err = err.Error()
-	} else {
-		call.Input, call.Complete = input, true
+	case c.kind == customToolCall && c.finalRaw:
+		call.Err = fmt.Sprintf("%s a JSON %s, not a string", k.subject, jsonwire.Kind(text[0]))
+	case c.kind == customToolCall:
+		call.Input, call.Complete = freeFormInput(text), true
+	case k.tool != "" && !c.hasFinal:
+		// Only the done item holds these inputs; {} would run something else.
+		call.Err = fmt.Sprintf("tool call has no input: the %s item has no %s", k.typ, k.field)
+	default:
+		if input, err := jsonwire.ParseInput(text, k.subject, k.field); err != nil {
+			call.Err = err.Error()
+		} else {
+			call.Input, call.Complete = input, true
+		}
 	}
 	c.done, c.call, c.deltas, c.final = true, call, nil, nil
 }
 
 // abandon builds the call of an item the stream ended inside.
-func (c *fnCall) abandon(respID string, at int64, why string) {
+func (c *itemCall) abandon(respID string, at int64, why string) {
 	call := c.base(respID, c.text(), at)
 	call.Err = why
 	c.done, c.call, c.deltas, c.final = true, call, nil, nil
 }
 
-func (c *fnCall) base(respID string, text []byte, at int64) modelstream.Call {
+func (c *itemCall) base(respID string, text []byte, at int64) modelstream.Call {
 	id := c.callID
 	if id == "" {
 		id = c.itemID
@@ -104,8 +130,8 @@ func syntheticID(respID string, outputIndex, seq int, name string, args []byte) 
 	return "call_synth_" + hex.EncodeToString(h.Sum(nil)[:12])
 }
 
-// incompleteReason says why an unfinished function_call item is not runnable.
-func incompleteReason(stopReason, failure string) string {
+// incompleteReason says why an unfinished item is not runnable.
+func incompleteReason(itemType, stopReason, failure string) string {
 	var why []string
 	if stopReason != "" {
 		why = append(why, "stop reason "+stopReason)
@@ -113,7 +139,7 @@ func incompleteReason(stopReason, failure string) string {
 	if failure != "" {
 		why = append(why, failure)
 	}
-	msg := "tool call incomplete: the stream ended before the function_call item was complete"
+	msg := "tool call incomplete: the stream ended before the " + itemType + " item was complete"
 	if len(why) > 0 {
 		msg += " (" + strings.Join(why, "; ") + ")"
 	}

@@ -39,6 +39,8 @@ func (d *decoder) eventField(key []byte, w *wireEvent) error {
 		return d.escapedField(&w.Delta, nil, "delta")
 	case "arguments":
 		return d.escapedField(&w.Arguments, &w.HasArguments, "arguments")
+	case "input":
+		return d.escapedField(&w.Input, &w.HasInput, "input")
 	case "error":
 		return d.RawField(&w.Error)
 	case "item":
@@ -89,7 +91,22 @@ func (d *decoder) item(it *wireItem, name string) error {
 		case "status":
 			return d.BytesField(&it.Status, "item.status")
 		case "arguments":
-			return d.escapedField(&it.Arguments, &it.HasArguments, "item.arguments")
+			return d.StringOrObjectField(&it.Arguments, &it.HasArguments, &it.ArgsObject, "item.arguments")
+		case "input":
+			return d.RawField(&it.Input)
+		case "action":
+			return d.RawField(&it.Action)
+		case "operation":
+			return d.RawField(&it.Operation)
+		case "execution":
+			return d.BytesField(&it.Execution, "item.execution")
+		case "environment":
+			return d.ObjectField("item.environment", func(key []byte) error {
+				if string(key) == "type" {
+					return d.BytesField(&it.EnvType, "item.environment.type")
+				}
+				return d.SkipValue()
+			})
 		}
 		return d.SkipValue()
 	})

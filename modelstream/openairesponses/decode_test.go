@@ -16,7 +16,10 @@ import (
 type normItem struct {
 	Type, ID, CallID, Name, Status string
 	Args                           string
-	HasArgs                        bool
+	HasArgs, ArgsObject            bool
+	// Input, Action and Operation are canonical JSON, "" when absent.
+	Input, Action, Operation string
+	Execution, EnvType       string
 }
 
 type normEvent struct {
@@ -26,6 +29,8 @@ type normEvent struct {
 	ItemID, Name   string
 	Delta, Args    string
 	HasArgs        bool
+	Input          string
+	HasInput       bool
 	Error          string
 	Item           normItem
 	HasItem        bool
@@ -34,32 +39,63 @@ type normEvent struct {
 	Output                                          []normItem
 }
 
-func normWireItem(it *wireItem) normItem {
-	return normItem{
+func normWireItem(t *testing.T, it *wireItem) normItem {
+	n := normItem{
 		Type: string(it.Type), ID: string(it.ID), CallID: string(it.CallID), Name: string(it.Name), Status: string(it.Status),
-		Args: string(jsonwire.Unquote(nil, it.Arguments)), HasArgs: it.HasArguments,
+		HasArgs: it.HasArguments, ArgsObject: it.ArgsObject,
+		Execution: string(it.Execution), EnvType: string(it.EnvType),
 	}
+	if it.ArgsObject {
+		n.Args = streamtest.Canonical(t, it.Arguments)
+	} else {
+		n.Args = string(jsonwire.Unquote(nil, it.Arguments))
+	}
+	for _, f := range []struct {
+		dst *string
+		raw []byte
+	}{{&n.Input, it.Input}, {&n.Action, it.Action}, {&n.Operation, it.Operation}} {
+		if f.raw != nil {
+			*f.dst = streamtest.Canonical(t, f.raw)
+		}
+	}
+	return n
 }
 
 // normWire renders what the decoder produced.
-func normWire(w *wireEvent) normEvent {
+func normWire(t *testing.T, w *wireEvent) normEvent {
 	n := normEvent{
 		Type: w.Type, OutputIndex: w.OutputIndex, HasOutputIndex: w.HasOutputIndex,
 		ItemID: string(w.ItemID), Name: string(w.Name),
 		Delta: string(jsonwire.Unquote(nil, w.Delta)), Args: string(jsonwire.Unquote(nil, w.Arguments)), HasArgs: w.HasArguments,
-		Error: string(w.Error), HasItem: w.HasItem, Item: normWireItem(&w.Item),
+		Input: string(jsonwire.Unquote(nil, w.Input)), HasInput: w.HasInput,
+		Error: string(w.Error), HasItem: w.HasItem, Item: normWireItem(t, &w.Item),
 		RespID: string(w.Response.ID), RespStatus: string(w.Response.Status),
 		IncompleteReason: string(w.Response.IncompleteReason), RespError: string(w.Response.Error),
 	}
 	for i := range w.Response.Output {
-		n.Output = append(n.Output, normWireItem(&w.Response.Output[i]))
+		n.Output = append(n.Output, normWireItem(t, &w.Response.Output[i]))
 	}
 	return n
 }
 
 // refWalker builds the reference from generic values; shape records a
 // value of the wrong type.
-type refWalker struct{ shape bool }
+type refWalker struct {
+	t     *testing.T
+	shape bool
+}
+
+// raw renders a value kept raw, "" when absent.
+func (r *refWalker) raw(v any, present bool) string {
+	if !present {
+		return ""
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return string(out)
+}
 
 func (r *refWalker) str(v any) string {
 	switch v := v.(type) {
@@ -101,8 +137,26 @@ func (r *refWalker) item(v any) normItem {
 	}
 	n.Type, n.ID, n.CallID = r.str(m["type"]), r.str(m["id"]), r.str(m["call_id"])
 	n.Name, n.Status = r.str(m["name"]), r.str(m["status"])
-	a, present := m["arguments"]
-	n.Args, n.HasArgs = r.strHas(a, present)
+	switch a := m["arguments"].(type) {
+	case string:
+		n.Args, n.HasArgs = a, true
+	case map[string]any:
+		n.Args, n.HasArgs, n.ArgsObject = r.raw(a, true), true, true
+	case nil:
+	default:
+		r.shape = true
+	}
+	for _, f := range []struct {
+		dst *string
+		key string
+	}{{&n.Input, "input"}, {&n.Action, "action"}, {&n.Operation, "operation"}} {
+		v, present := m[f.key]
+		*f.dst = r.raw(v, present)
+	}
+	n.Execution = r.str(m["execution"])
+	if env := r.object(m["environment"]); env != nil {
+		n.EnvType = r.str(env["type"])
+	}
 	return n
 }
 
@@ -113,7 +167,7 @@ func reference(t *testing.T, data []byte) (n normEvent, shape bool, err error, o
 	if err != nil || !ok {
 		return n, false, err, ok
 	}
-	r := &refWalker{}
+	r := &refWalker{t: t}
 	top := r.object(v)
 	if top == nil {
 		return n, r.shape, nil, true
@@ -134,6 +188,8 @@ func reference(t *testing.T, data []byte) (n normEvent, shape bool, err error, o
 	n.ItemID, n.Name, n.Delta = r.str(top["item_id"]), r.str(top["name"]), r.str(top["delta"])
 	a, present := top["arguments"]
 	n.Args, n.HasArgs = r.strHas(a, present)
+	in, present := top["input"]
+	n.Input, n.HasInput = r.strHas(in, present)
 	if it, present := top["item"]; present {
 		n.HasItem = true
 		n.Item = r.item(it)
@@ -172,7 +228,7 @@ func compareWithEncodingJSON(t *testing.T, data []byte) {
 	var w wireEvent
 	err := d.decodeEvent(data, &w)
 	ref, refShape, refErr, ok := reference(t, data)
-	streamtest.CompareWithReference(t, data, err, func() normEvent { return normWire(&w) }, ref, refShape, refErr, ok)
+	streamtest.CompareWithReference(t, data, err, func() normEvent { return normWire(t, &w) }, ref, refShape, refErr, ok)
 }
 
 var decoderSeeds = append([]string{
@@ -192,6 +248,14 @@ var decoderSeeds = append([]string{
 	`{"type":5,"output_index":2}`, `{"error":null}`,
 	`{"type":"a","type":"b"}`, `{"item":{"type":"a"},"item":{"name":"b"}}`,
 	`{"delta":"`, `{"response":{"output":[{"arguments":"`,
+	`{"type":"response.custom_tool_call_input.done","item_id":"ctc_1","output_index":0,"input":"x "y""}`, `{"input":5}`,
+	`{"item":{"type":"custom_tool_call","input":"a
+b","call_id":"c","name":"n"}}`, `{"item":{"input":[1,{"a":null}]}}`,
+	`{"item":{"type":"local_shell_call","action":{"type":"exec","command":["ls"],"env":{}},"call_id":"c"}}`,
+	`{"item":{"type":"shell_call","action":{"commands":["ls"]},"environment":{"type":"local"}}}`,
+	`{"item":{"environment":null,"action":null,"operation":"x"}}`, `{"item":{"environment":"local"}}`, `{"item":{"environment":{"type":1}}}`,
+	`{"item":{"type":"apply_patch_call","operation":{"type":"delete_file","path":"a"}}}`,
+	`{"item":{"type":"tool_search_call","arguments":{"goal":"g"},"execution":"client"}}`, `{"item":{"execution":true}}`, `{"item":{"arguments":[1]}}`,
 }, streamtest.JSONSyntaxSeeds...)
 
 func TestDecoderMatchesEncodingJSON(t *testing.T) {

@@ -47,6 +47,62 @@ var fixtures = []fixture{
 		}},
 		end: modelstream.End{Calls: 1, StopReason: "completed"},
 	},
+	{
+		// Free-form input, streamed as custom_tool_call_input.delta, is wrapped as {"input": text}.
+		file: "openai_responses_custom_tool_call.chunks.jsonl",
+		calls: []wantCall{{
+			ID: "call_custom_sql_001", Name: "write_sql",
+			Raw: `SELECT * FROM users WHERE age > 25`, Input: `{"input":"SELECT * FROM users WHERE age > 25"}`,
+			EndMarker: `{"type":"response.output_item.done","output_index":0,`,
+		}},
+		end: modelstream.End{Calls: 1, StopReason: "completed"},
+	},
+	{
+		file: "openai_responses_local_shell_call.chunks.jsonl",
+		calls: []wantCall{{
+			ID: "call_h3nm8hUG0KO9tVNuRACkL1ri", Name: "local_shell",
+			Raw: `{"type":"exec","command":["ls","-a","~"],"env":{}}`, Input: `{"type":"exec","command":["ls","-a","~"],"env":{}}`,
+			EndMarker: `"type":"response.output_item.done","sequence_number":5,`,
+		}},
+		end: modelstream.End{Calls: 1, StopReason: "completed"},
+	},
+	{
+		file: "openai_responses_shell_call.chunks.jsonl",
+		calls: []wantCall{{
+			ID: "call_pbxjNs1tMJUahLZKAS9qLtvw", Name: "shell",
+			Raw:       `{"commands":["ls -a ~/Desktop"],"max_output_length":8912,"timeout_ms":null}`,
+			Input:     `{"commands":["ls -a ~/Desktop"],"max_output_length":8912,"timeout_ms":null}`,
+			EndMarker: `"type":"response.output_item.done","sequence_number":10,`,
+		}},
+		end: modelstream.End{Calls: 1, StopReason: "completed"},
+	},
+	{
+		// A shell_call in a hosted container runs on OpenAI's side: no call.
+		file: "openai_responses_shell_call_hosted.chunks.jsonl",
+		end:  modelstream.End{Calls: 0, StopReason: "completed"},
+	},
+	{
+		file: "openai_responses_apply_patch_call.chunks.jsonl",
+		calls: []wantCall{{
+			ID: "call_kA46f91ZwocQyMCKyyZqRyC5", Name: "apply_patch",
+			Raw:       `{"type":"create_file","diff":"+## Shopping Checklist\n+\n+- [ ] Milk\n+- [ ] Bread\n+- [ ] Eggs\n+- [ ] Fresh fruit\n+- [ ] Coffee\n","path":"shopping-checklist.md"}`,
+			Input:     `{"type":"create_file","diff":"+## Shopping Checklist\n+\n+- [ ] Milk\n+- [ ] Bread\n+- [ ] Eggs\n+- [ ] Fresh fruit\n+- [ ] Coffee\n","path":"shopping-checklist.md"}`,
+			EndMarker: `"type":"response.output_item.done","sequence_number":36,`,
+		}},
+		end: modelstream.End{Calls: 1, StopReason: "completed"},
+	},
+	{
+		// output_item.added and .done carry different call_ids; the done
+		// item's is the one response.completed repeats, so results cite it.
+		file: "openai_responses_client_tool_search_call.chunks.jsonl",
+		calls: []wantCall{{
+			ID: "call_RWTIIVfxsJW9fecsg6fy23Dy", Name: "tool_search",
+			Raw:       `{"goal":"Find a tool that can provide current weather information for San Francisco."}`,
+			Input:     `{"goal":"Find a tool that can provide current weather information for San Francisco."}`,
+			EndMarker: `{"type":"response.output_item.done","item":{"id":"tsc_`,
+		}},
+		end: modelstream.End{Calls: 1, StopReason: "completed"},
+	},
 }
 
 func TestFixtures(t *testing.T) {

@@ -2,15 +2,35 @@
 // "openai-responses") and reports their tool calls through the modelstream
 // contract.
 //
-// Client tool calls are the output items of type function_call; reasoning,
-// message and every other item type are not. A call is complete at
-// response.function_call_arguments.done (the full arguments; the name comes
-// from output_item.added) or at response.output_item.done (the whole item),
-// whichever comes first, and is reported once. When arguments.done comes for
-// an item whose name is not known yet, the call waits for output_item.done.
-// The call's ID is its call_id, which tool results cite, or the item id when
-// there is no call_id. Arguments are joined while still escaped and unescaped
-// once, then parsed once, blank meaning {}.
+// Client tool calls are the output items the client must execute:
+// function_call, custom_tool_call, local_shell_call, shell_call (unless its
+// environment is a hosted container), apply_patch_call and
+// tool_search_call with execution "client". Each is reported as a call, so
+// that its call_id is always answered: a tool registered under the call's
+// name runs it, any other gets the usual unknown-tool result. Items OpenAI
+// runs itself (web search, MCP, code interpreter, a hosted shell...),
+// reasoning and messages are not calls. items.go holds the names and input
+// shapes, which docs/stream-formats.md documents.
+//
+// A function_call is complete at response.function_call_arguments.done
+// (the full arguments; the name comes from output_item.added), a
+// custom_tool_call at response.custom_tool_call_input.done, any of them at
+// response.output_item.done (the whole item), whichever comes first, and is
+// reported once; the other kinds hold their input only in the done item.
+// When a done event comes for an item whose name is not known yet, the call
+// waits for output_item.done. A done item whose status is "incomplete" or
+// "failed" is not runnable. The call's ID is its call_id, which tool
+// results cite, taken from the done item when it differs from the added
+// one, or the item id when there is no call_id. Argument text is joined
+// while still escaped and unescaped once, then parsed once, blank meaning
+// {}.
+//
+// An event whose data is not valid JSON is skipped when its type (read
+// before the fault, else the event name) says it cannot hold part of a
+// call nor end the response: a broken response.created or text delta costs
+// nothing, so it is counted in End.Warnings instead of failing the stream.
+// An unreadable event of a call, a final event, or one of no known type
+// fails it.
 //
 // Items are matched by item id, else by output_index, and calls get their
 // Seq in the order their items first appear. OpenAI streams one item after
@@ -22,10 +42,13 @@
 // response.incomplete (the incomplete_details reason, e.g.
 // "max_output_tokens", else "incomplete"; open calls are incomplete) or
 // response.failed (stop reason "failed"); an error event ends it too. These
-// final events repeat the whole output: a function_call item found only
-// there is reported at that event, complete if its status says so. EOF
-// before any of them means the stream was truncated. Parsing stops at the
-// final event. Events can be megabytes long; the SSE reader has no line cap.
+// final events repeat the whole output: a client item found only there is
+// reported at that event, complete if its status says so. EOF
+// before any of them means the stream was truncated. After
+// response.completed or response.incomplete only [DONE], comments and blank
+// events may follow, and End is reported at EOF: any other event fails the
+// stream, which would otherwise be dropped unseen. Events can be megabytes
+// long; the SSE reader has no line cap.
 package openairesponses
 
 import (
@@ -34,6 +57,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/toolwire/toolwire/modelstream"
 	"github.com/toolwire/toolwire/modelstream/internal/jsonwire"
@@ -55,7 +80,7 @@ func New() *Parser { return &Parser{} }
 // Parse checks ctx between events; a read blocked on r is interrupted only by
 // closing r, which an HTTP response body bound to ctx does by itself.
 func (p *Parser) Parse(ctx context.Context, r io.Reader, h modelstream.Handler) error {
-	s := &stream{ctx: ctx, h: h, byItemID: make(map[string]*fnCall), byOutput: make(map[int]*fnCall)}
+	s := &stream{ctx: ctx, h: h, byItemID: make(map[string]*itemCall), byOutput: make(map[int]*itemCall)}
 	sr := sse.NewReader(r)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -64,6 +89,9 @@ func (p *Parser) Parse(ctx context.Context, r io.Reader, h modelstream.Handler) 
 		ev, err := sr.Next()
 		if errors.Is(err, io.EOF) {
 			at := sr.Offset()
+			if s.final != "" {
+				return s.finish(at, "")
+			}
 			return s.finish(at, fmt.Sprintf(
 				"stream truncated at byte %d: it ended before response.completed, response.incomplete or response.failed", at))
 		}
@@ -87,13 +115,19 @@ type stream struct {
 	// respID is the response id, for synthesized call ids.
 	respID     string
 	stopReason string
-	// calls holds the function_call items by seq; calls[:reported] are reported.
-	calls    []*fnCall
+	// final is the type of the final event seen, "" before it; End waits
+	// for EOF, to tell whether anything follows.
+	final string
+	// calls holds the client-executed items by seq; calls[:reported] are reported.
+	calls    []*itemCall
 	reported int
-	byItemID map[string]*fnCall
-	byOutput map[int]*fnCall
+	byItemID map[string]*itemCall
+	byOutput map[int]*itemCall
 	// prevEnd is where the current event starts, for error messages.
 	prevEnd int64
+	// warnings counts the events skipped; warning describes the first.
+	warnings int
+	warning  string
 
 	// dec and w are reused from event to event to spare allocations.
 	dec decoder
@@ -107,6 +141,12 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	s.prevEnd = ev.End
 
 	data := bytes.TrimSpace(ev.Data)
+	if s.final != "" {
+		if ev.Type == "" && (len(data) == 0 || string(data) == "[DONE]") {
+			return false, nil
+		}
+		return true, s.finish(ev.End, fmt.Sprintf("stream continues after %s: another event %s", s.final, span(start, ev.End)))
+	}
 	// Blank data carries nothing, and [DONE] is a Chat Completions
 	// terminator some servers append here too; neither ends a response.
 	if len(data) == 0 || string(data) == "[DONE]" {
@@ -120,6 +160,16 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	if _, malformed := decodeErr.(*jsonwire.SyntaxError); malformed {
 		if ev.Type == "error" {
 			return true, s.finish(ev.End, fmt.Sprintf("error event %s: %s", span(start, ev.End), clip(data)))
+		}
+		// The type, when it came before the fault, or the event name says
+		// what was lost; only a call's own data, or the end, is worth failing for.
+		kind := w.Type
+		if kind == "" {
+			kind = ev.Type
+		}
+		if kind != "" && !mayHoldCall(kind) {
+			s.warn(fmt.Sprintf("skipped unreadable %s event %s: %s", clipType(kind), span(start, ev.End), jsonwire.Describe(decodeErr, "data")))
+			return false, nil
 		}
 		return true, s.finish(ev.End, fmt.Sprintf("bad event data %s: %s", span(start, ev.End), jsonwire.Describe(decodeErr, "data")))
 	}
@@ -145,21 +195,24 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 		}
 	case "response.output_item.added", "response.output_item.done":
 		// A wrong-typed field would lose part of a call; in other items it is harmless.
-		if itemType := string(w.Item.Type); itemType != "function_call" {
-			if decodeErr != nil && itemType == "" {
-				return bad()
-			}
-			return false, nil
-		}
-		if decodeErr != nil {
+		kind := kindOf(&w.Item)
+		if decodeErr != nil && (kind != notClient || len(w.Item.Type) == 0 || isCallType(w.Item.Type)) {
 			return bad()
 		}
-		return false, s.item(typ == "response.output_item.done", w, ev.End)
+		if kind == notClient {
+			return false, nil
+		}
+		return false, s.item(typ == "response.output_item.done", kind, w, ev.End)
 	case "response.function_call_arguments.delta", "response.function_call_arguments.done":
 		if decodeErr != nil {
 			return bad()
 		}
-		return false, s.arguments(typ == "response.function_call_arguments.done", w, ev.End)
+		return false, s.arguments(typ == "response.function_call_arguments.done", functionCall, w, ev.End)
+	case "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
+		if decodeErr != nil {
+			return bad()
+		}
+		return false, s.arguments(typ == "response.custom_tool_call_input.done", customToolCall, w, ev.End)
 	case "response.completed", "response.incomplete":
 		s.stopReason = "completed"
 		if typ == "response.incomplete" {
@@ -174,7 +227,8 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 				return true, err
 			}
 		}
-		return true, s.finish(ev.End, "")
+		s.final = typ
+		return false, s.closeOpen(ev.End, "")
 	case "response.failed":
 		s.stopReason = "failed"
 		why := "no error details"
@@ -191,36 +245,41 @@ func (s *stream) event(ev sse.Event) (done bool, err error) {
 	return false, nil
 }
 
-// item handles output_item.added, or output_item.done when done, for a
-// function_call item, in the event ending at byte end.
-func (s *stream) item(done bool, w *wireEvent, end int64) error {
+// item handles output_item.added, or output_item.done when done, for an
+// item of a client call of kind, in the event ending at byte end.
+func (s *stream) item(done bool, kind itemKind, w *wireEvent, end int64) error {
 	it := &w.Item
 	c := s.lookup(it.ID, w.OutputIndex, w.HasOutputIndex)
 	if c == nil {
-		c = s.add(w.OutputIndex, w.HasOutputIndex)
+		c = s.add(kind, w.OutputIndex, w.HasOutputIndex)
 	}
 	if c.done {
-		return nil // completed by arguments.done already
+		return nil // completed by its arguments or input done event already
 	}
-	c.fill(it)
+	c.fill(kind, it, done)
 	s.index(c)
 	if !done {
 		return nil
 	}
-	if it.HasArguments {
-		c.setFinal(it.Arguments)
+	if v, raw, ok := kind.input(it); ok {
+		c.setFinal(v, raw)
 	}
-	c.finish(s.respID, end)
+	if status := string(it.Status); status == "incomplete" || status == "failed" {
+		c.abandon(s.respID, end, fmt.Sprintf("tool call incomplete: the %s item's status is %s", kind.typeName(), status))
+	} else {
+		c.finish(s.respID, end)
+	}
 	return s.flush()
 }
 
-// arguments handles function_call_arguments.delta, or .done when done, in
-// the event ending at byte end.
-func (s *stream) arguments(done bool, w *wireEvent, end int64) error {
+// arguments handles the delta events of a function_call's arguments or a
+// custom_tool_call's input (kind), or their done event when done, in the
+// event ending at byte end.
+func (s *stream) arguments(done bool, kind itemKind, w *wireEvent, end int64) error {
 	c := s.lookup(w.ItemID, w.OutputIndex, w.HasOutputIndex)
 	if c == nil {
 		// No output_item.added: keep the call, so it is not lost unseen.
-		c = s.add(w.OutputIndex, w.HasOutputIndex)
+		c = s.add(kind, w.OutputIndex, w.HasOutputIndex)
 		c.itemID = string(w.ItemID)
 		s.index(c)
 	}
@@ -231,13 +290,16 @@ func (s *stream) arguments(done bool, w *wireEvent, end int64) error {
 		c.deltas = append(c.deltas, w.Delta...)
 		return nil
 	}
-	if len(w.Name) > 0 {
+	if len(w.Name) > 0 && itemKinds[c.kind].tool == "" {
 		c.name = string(w.Name)
 	}
-	if w.HasArguments {
-		c.setFinal(w.Arguments)
-	} else {
-		c.setFinal(c.deltas)
+	switch {
+	case w.HasArguments:
+		c.setFinal(w.Arguments, false)
+	case w.HasInput:
+		c.setFinal(w.Input, false)
+	default:
+		c.setFinal(c.deltas, false)
 	}
 	if c.name == "" {
 		return nil // output_item.done will say which function this is
@@ -246,13 +308,14 @@ func (s *stream) arguments(done bool, w *wireEvent, end int64) error {
 	return s.flush()
 }
 
-// fromOutput reports the function_call items of a final event's output that
-// the events did not complete, at byte end: complete when their status is
+// fromOutput reports the client items of a final event's output that the
+// events did not complete, at byte end: complete when their status is
 // "completed" (or absent), else left for finish to report as incomplete.
 func (s *stream) fromOutput(output []wireItem, end int64) error {
 	for i := range output {
 		it := &output[i]
-		if string(it.Type) != "function_call" {
+		kind := kindOf(it)
+		if kind == notClient {
 			continue
 		}
 		c := s.lookup(it.ID, i, true)
@@ -265,15 +328,15 @@ func (s *stream) fromOutput(output []wireItem, end int64) error {
 			}
 		}
 		if c == nil {
-			c = s.add(i, true)
+			c = s.add(kind, i, true)
 		}
 		if c.done {
 			continue
 		}
-		c.fill(it)
+		c.fill(kind, it, true)
 		s.index(c)
-		if it.HasArguments {
-			c.setFinal(it.Arguments)
+		if v, raw, ok := kind.input(it); ok {
+			c.setFinal(v, raw)
 		}
 		if status := string(it.Status); status == "" || status == "completed" {
 			c.finish(s.respID, end)
@@ -284,7 +347,7 @@ func (s *stream) fromOutput(output []wireItem, end int64) error {
 
 // lookup finds the call of an item by its id, else by its output index,
 // unless that slot holds an item with another id.
-func (s *stream) lookup(itemID []byte, outputIndex int, hasIndex bool) *fnCall {
+func (s *stream) lookup(itemID []byte, outputIndex int, hasIndex bool) *itemCall {
 	if len(itemID) > 0 {
 		if c := s.byItemID[string(itemID)]; c != nil {
 			return c
@@ -298,9 +361,9 @@ func (s *stream) lookup(itemID []byte, outputIndex int, hasIndex bool) *fnCall {
 	return nil
 }
 
-// add starts a new call.
-func (s *stream) add(outputIndex int, hasIndex bool) *fnCall {
-	c := &fnCall{seq: len(s.calls), outputIndex: -1}
+// add starts a new call of kind.
+func (s *stream) add(kind itemKind, outputIndex int, hasIndex bool) *itemCall {
+	c := &itemCall{seq: len(s.calls), kind: kind, outputIndex: -1}
 	if hasIndex {
 		c.outputIndex = outputIndex
 		s.byOutput[outputIndex] = c
@@ -310,7 +373,7 @@ func (s *stream) add(outputIndex int, hasIndex bool) *fnCall {
 }
 
 // index makes c findable by its item id.
-func (s *stream) index(c *fnCall) {
+func (s *stream) index(c *itemCall) {
 	if c.itemID != "" && s.byItemID[c.itemID] == nil {
 		s.byItemID[c.itemID] = c
 	}
@@ -328,23 +391,69 @@ func (s *stream) flush() error {
 	return nil
 }
 
+// closeOpen reports every call not reported yet, those still open as
+// incomplete for failure at byte at.
+func (s *stream) closeOpen(at int64, failure string) error {
+	for _, c := range s.calls[s.reported:] {
+		if !c.done {
+			c.abandon(s.respID, at, incompleteReason(c.kind.typeName(), s.stopReason, failure))
+		}
+	}
+	return s.flush()
+}
+
 // finish ends the response at byte at: it reports every call not reported
 // yet, those still open as incomplete, then End with failure as its Err.
 func (s *stream) finish(at int64, failure string) error {
-	why := incompleteReason(s.stopReason, failure)
-	for _, c := range s.calls[s.reported:] {
-		if !c.done {
-			c.abandon(s.respID, at, why)
-		}
-	}
-	if err := s.flush(); err != nil {
+	if err := s.closeOpen(at, failure); err != nil {
 		return err
 	}
-	end := modelstream.End{Calls: len(s.calls), StopReason: s.stopReason, Err: failure}
+	end := modelstream.End{Calls: len(s.calls), StopReason: s.stopReason, Err: failure, Warnings: s.warnings, Warning: s.warning}
 	if err := s.h.End(s.ctx, end); err != nil {
 		return fmt.Errorf("openairesponses: handler: %w", err)
 	}
 	return nil
+}
+
+// warn records something skipped without failing the stream.
+func (s *stream) warn(msg string) {
+	if s.warnings == 0 {
+		s.warning = msg
+	}
+	s.warnings++
+}
+
+// mayHoldCall reports whether an event of type typ can carry part of a
+// client call or end the response, so that losing it unread would lose a
+// call or the response's outcome. Text, reasoning, lifecycle events and
+// the events of items run on OpenAI's side cannot.
+func mayHoldCall(typ string) bool {
+	switch typ {
+	case "error", "response.completed", "response.incomplete", "response.failed":
+		return true
+	}
+	for _, prefix := range [...]string{
+		"response.output_item.",
+		"response.function_call_arguments.",
+		"response.custom_tool_call_input.",
+		"response.shell_call_command.",
+		"response.apply_patch_call_operation_diff.",
+	} {
+		if strings.HasPrefix(typ, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxTypeLen bounds an event type quoted in a warning: it comes from the stream.
+const maxTypeLen = 80
+
+func clipType(typ string) string {
+	if len(typ) > maxTypeLen {
+		return strconv.Quote(typ[:maxTypeLen]) + "..."
+	}
+	return typ
 }
 
 func span(start, end int64) string { return fmt.Sprintf("at bytes %d-%d", start, end) }

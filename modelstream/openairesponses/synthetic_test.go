@@ -55,6 +55,65 @@ func fnItem(itemID, callID, name, status string, args *string) string {
 
 func ptr(s string) *string { return &s }
 
+// addedItem and doneItem frame output_item.added and .done for any item, as raw JSON.
+func addedItem(oi int, item string) string {
+	return ev("response.output_item.added", fmt.Sprintf(`{"type":"response.output_item.added","sequence_number":1,"output_index":%d,"item":%s}`, oi, item))
+}
+
+func doneItem(oi int, item string) string { return itemDone(oi, item) }
+
+// customItem is a custom_tool_call item; input nil leaves it out.
+func customItem(itemID, callID, name, status string, input *string) string {
+	f := []string{`"type":"custom_tool_call"`, `"id":` + js(itemID), `"call_id":` + js(callID), `"name":` + js(name)}
+	if status != "" {
+		f = append(f, `"status":`+js(status))
+	}
+	if input != nil {
+		f = append(f, `"input":`+js(*input))
+	}
+	return "{" + strings.Join(f, ",") + "}"
+}
+
+func customDelta(oi int, itemID, d string) string {
+	return ev("response.custom_tool_call_input.delta", fmt.Sprintf(`{"type":"response.custom_tool_call_input.delta","sequence_number":2,"item_id":%s,"output_index":%d,"delta":%s}`,
+		js(itemID), oi, js(d)))
+}
+
+func customDone(oi int, itemID, input string) string {
+	return ev("response.custom_tool_call_input.done", fmt.Sprintf(`{"type":"response.custom_tool_call_input.done","sequence_number":3,"item_id":%s,"output_index":%d,"input":%s}`,
+		js(itemID), oi, js(input)))
+}
+
+const (
+	localShellAction = `{"type":"exec","command":["ls","-la"],"env":{"A":"1"},"timeout_ms":5000,"working_directory":"/tmp"}`
+	shellAction      = `{"commands":["ls -la","pwd"],"max_output_length":1000,"timeout_ms":null}`
+	patchOperation   = `{"type":"update_file","path":"a.go","diff":"@@\n-x\n+y\n"}`
+)
+
+func localShellItem(status, action string) string {
+	item := `{"id":"lsh_1","type":"local_shell_call","status":` + js(status) + `,"call_id":"call_ls"`
+	if action != "" {
+		item += `,"action":` + action
+	}
+	return item + "}"
+}
+
+func shellItem(status, action, env string) string {
+	item := `{"id":"sh_1","type":"shell_call","status":` + js(status) + `,"call_id":"call_sh","action":` + action
+	if env != "" {
+		item += `,"environment":` + env
+	}
+	return item + "}"
+}
+
+func patchItem(status, op string) string {
+	return `{"id":"apc_1","type":"apply_patch_call","status":` + js(status) + `,"call_id":"call_ap","operation":` + op + `}`
+}
+
+func toolSearchItem(callID, status, execution, args string) string {
+	return `{"id":"tsc_1","type":"tool_search_call","status":` + js(status) + `,"arguments":` + args + `,"call_id":` + callID + `,"execution":` + js(execution) + `}`
+}
+
 func added(oi int, itemID, callID, name string) string {
 	return ev("response.output_item.added", fmt.Sprintf(`{"type":"response.output_item.added","sequence_number":1,"output_index":%d,"item":%s}`,
 		oi, fnItem(itemID, callID, name, "in_progress", ptr(""))))
@@ -184,6 +243,99 @@ var synthCases = []synthCase{
 			added(3, "fc_1", "call_1", "f"), argsDone(3, "fc_1", `{"z":null}`), completed()},
 		Calls: []synthCall{{ID: "call_1", Name: "f", Raw: `{"z":null}`, Input: `{"z":null}`, Complete: true, At: 10}},
 		Stop:  "completed",
+	},
+	{
+		Name: "custom_tool_call: free-form input from its deltas, complete at custom_tool_call_input.done",
+		Events: []string{created, addedItem(0, customItem("ctc_1", "call_c", "apply_diff", "in_progress", ptr(""))),
+			customDelta(0, "ctc_1", "*** Begin Patch\n"), customDelta(0, "ctc_1", `say "<hi>" é`),
+			customDone(0, "ctc_1", "*** Begin Patch\n"+`say "<hi>" é`),
+			doneItem(0, customItem("ctc_1", "call_c", "apply_diff", "completed", ptr("*** Begin Patch\n"+`say "<hi>" é`))), completed()},
+		Calls: []synthCall{{ID: "call_c", Name: "apply_diff", Raw: "*** Begin Patch\n" + `say "<hi>" é`,
+			Input: `{"input":"*** Begin Patch\nsay \"<hi>\" é"}`, Complete: true, At: 4}},
+		Stop: "completed",
+	},
+	{
+		Name: "custom_tool_call without input.done is complete at output_item.done; blank input is kept as it is",
+		Events: []string{created, addedItem(0, customItem("ctc_1", "call_c", "noop", "in_progress", ptr(""))),
+			doneItem(0, customItem("ctc_1", "call_c", "noop", "completed", ptr(""))), completed()},
+		Calls: []synthCall{{ID: "call_c", Name: "noop", Input: `{"input":""}`, Complete: true, At: 2}},
+		Stop:  "completed",
+	},
+	{
+		Name: "local_shell_call, shell_call and apply_patch_call are calls named after their tools, complete at output_item.done",
+		Events: []string{created,
+			addedItem(0, localShellItem("in_progress", `{"type":"exec","command":[],"env":{}}`)), doneItem(0, localShellItem("completed", localShellAction)),
+			addedItem(1, shellItem("in_progress", `{"commands":[]}`, "")),
+			ev("response.shell_call_command.added", `{"type":"response.shell_call_command.added","output_index":1,"command_index":0,"command":""}`),
+			ev("response.shell_call_command.delta", `{"type":"response.shell_call_command.delta","output_index":1,"command_index":0,"delta":"ls"}`),
+			doneItem(1, shellItem("completed", shellAction, `{"type":"local"}`)),
+			addedItem(2, patchItem("in_progress", `{"type":"update_file","path":"a.go","diff":""}`)),
+			ev("response.apply_patch_call_operation_diff.delta", `{"type":"response.apply_patch_call_operation_diff.delta","item_id":"apc_1","output_index":2,"delta":"@@"}`),
+			doneItem(2, patchItem("completed", patchOperation)), completed()},
+		Calls: []synthCall{
+			{ID: "call_ls", Name: "local_shell", Raw: localShellAction, Input: localShellAction, Complete: true, At: 2},
+			{ID: "call_sh", Name: "shell", Raw: shellAction, Input: shellAction, Complete: true, At: 6},
+			{ID: "call_ap", Name: "apply_patch", Raw: patchOperation, Input: patchOperation, Complete: true, At: 9},
+		},
+		Stop: "completed",
+	},
+	{
+		Name: "tool_search_call executed by the client is a call; by the server, and a hosted shell_call, are not",
+		Events: []string{created,
+			addedItem(0, toolSearchItem("null", "in_progress", "server", `{}`)), doneItem(0, toolSearchItem("null", "completed", "server", `{"paths":["x"]}`)),
+			addedItem(1, shellItem("in_progress", `{"commands":[]}`, `{"type":"container_reference","container_id":"cntr_1"}`)),
+			doneItem(1, shellItem("completed", shellAction, `{"type":"container_reference","container_id":"cntr_1"}`)),
+			addedItem(2, toolSearchItem(`"call_ts"`, "in_progress", "client", `{}`)),
+			doneItem(2, toolSearchItem(`"call_ts"`, "completed", "client", `{"goal": "weather"}`)),
+			completed()},
+		Calls: []synthCall{{ID: "call_ts", Name: "tool_search", Raw: `{"goal": "weather"}`, Input: `{"goal":"weather"}`, Complete: true, At: 6}},
+		Stop:  "completed",
+	},
+	{
+		Name:   "tool_search_call arguments sent as a JSON string are read as function arguments are",
+		Events: []string{created, doneItem(0, toolSearchItem(`"call_ts"`, "completed", "client", js(`{"goal":"x"}`))), completed()},
+		Calls:  []synthCall{{ID: "call_ts", Name: "tool_search", Raw: `{"goal":"x"}`, Input: `{"goal":"x"}`, Complete: true, At: 1}},
+		Stop:   "completed",
+	},
+	{
+		Name: "the call_id of output_item.done replaces the one output_item.added gave",
+		Events: []string{created, addedItem(0, toolSearchItem(`"call_added"`, "in_progress", "client", `{}`)),
+			doneItem(0, toolSearchItem(`"call_done"`, "completed", "client", `{}`)), completed()},
+		Calls: []synthCall{{ID: "call_done", Name: "tool_search", Raw: `{}`, Input: `{}`, Complete: true, At: 2}},
+		Stop:  "completed",
+	},
+	{
+		Name:   "a local_shell_call without its action is not runnable",
+		Events: []string{created, doneItem(0, localShellItem("completed", "")), completed()},
+		Calls:  []synthCall{{ID: "call_ls", Name: "local_shell", At: 1, ErrHas: "local_shell_call item has no action"}},
+		Stop:   "completed",
+	},
+	{
+		Name:   "an apply_patch_call whose operation is not an object is not runnable",
+		Events: []string{created, doneItem(0, patchItem("completed", `"x"`)), completed()},
+		Calls:  []synthCall{{ID: "call_ap", Name: "apply_patch", Raw: `"x"`, At: 1, ErrHas: "tool input (the apply_patch_call operation) is a JSON string, not an object"}},
+		Stop:   "completed",
+	},
+	{
+		Name: "an item whose output_item.done says incomplete is not runnable",
+		Events: []string{created, added(0, "fc_1", "call_1", "f"), delta(0, "fc_1", `{"a":1}`),
+			itemDone(0, fnItem("fc_1", "call_1", "f", "incomplete", ptr(`{"a":1}`))), doneItem(1, shellItem("incomplete", shellAction, "")), incomplete("max_output_tokens")},
+		Calls: []synthCall{
+			{ID: "call_1", Name: "f", Raw: `{"a":1}`, At: 3, ErrHas: "tool call incomplete: the function_call item's status is incomplete"},
+			{ID: "call_sh", Name: "shell", Raw: shellAction, At: 4, ErrHas: "tool call incomplete: the shell_call item's status is incomplete"},
+		},
+		Stop: "max_output_tokens",
+	},
+	{
+		Name: "client items only in the response.completed output, in output order",
+		Events: []string{created, completed(patchItem("completed", patchOperation), `{"id":"msg_1","type":"message","content":[]}`,
+			customItem("ctc_1", "call_c", "sql", "completed", ptr("SELECT 1")), localShellItem("incomplete", localShellAction))},
+		Calls: []synthCall{
+			{ID: "call_ap", Name: "apply_patch", Raw: patchOperation, Input: patchOperation, Complete: true, At: 1},
+			{ID: "call_c", Name: "sql", Raw: "SELECT 1", Input: `{"input":"SELECT 1"}`, Complete: true, At: 1},
+			{ID: "call_ls", Name: "local_shell", Raw: localShellAction, At: 1, ErrHas: "(stop reason completed)"},
+		},
+		Stop: "completed",
 	},
 	{
 		Name:   "response.incomplete with max_output_tokens cuts the open call off",
@@ -350,10 +502,35 @@ var synthCases = []synthCase{
 		Stop:  "completed",
 	},
 	{
-		Name:   "bad JSON stops parsing",
-		Events: []string{created, added(0, "fc_1", "call_1", "f"), `data: {"type":"response.output_text.delta",]` + "\n\n", argsDone(0, "fc_1", `{}`), completed()},
+		Name: "an unreadable event that cannot hold a call is skipped, counted and described",
+		Events: []string{
+			ev("response.created", `{"type":"response.created","response":{"id":"resp_1",]}`),
+			added(0, "fc_1", "call_1", "f"),
+			`data: {"type":"response.output_text.delta",]` + "\n\n",
+			ev("response.in_progress", `{"type":`),
+			argsDone(0, "fc_1", `{}`), completed()},
+		Calls:    []synthCall{{ID: "call_1", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 4}},
+		Stop:     "completed",
+		Warnings: 3,
+		Warning:  "skipped unreadable response.created event at bytes 0-{0}: invalid character ']' looking for beginning of object key string (after 54 bytes of the data)",
+	},
+	{
+		Name:   "an unreadable event of a call fails the stream",
+		Events: []string{created, added(0, "fc_1", "call_1", "f"), ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta",]`), argsDone(0, "fc_1", `{}`), completed()},
 		Calls:  []synthCall{{ID: "call_1", Name: "f", At: 2, ErrHas: "bad event data"}},
-		EndErr: "bad event data at bytes {1}-{2}: invalid character ']' looking for beginning of object key string (after 38 bytes of the data)",
+		EndErr: "bad event data at bytes {1}-{2}: invalid character ']' looking for beginning of object key string (after 50 bytes of the data)",
+	},
+	{
+		Name:   "an unreadable event of no known type fails the stream",
+		Events: []string{created, added(0, "fc_1", "call_1", "f"), `data: {"item_id":"fc_1",]` + "\n\n", argsDone(0, "fc_1", `{}`), completed()},
+		Calls:  []synthCall{{ID: "call_1", Name: "f", At: 2, ErrHas: "bad event data"}},
+		EndErr: "bad event data at bytes {1}-{2}",
+	},
+	{
+		Name:   "an unreadable final event fails the stream",
+		Events: []string{created, added(0, "fc_1", "call_1", "f"), argsDone(0, "fc_1", `{}`), ev("response.completed", `{"type":"response.completed","response":{`)},
+		Calls:  []synthCall{{ID: "call_1", Name: "f", Raw: `{}`, Input: `{}`, Complete: true, At: 2}},
+		EndErr: "bad event data at bytes {2}-{3}: unexpected end of JSON input",
 	},
 	{
 		Name: "a wrong-typed field in a function call event stops parsing",
@@ -377,8 +554,21 @@ var synthCases = []synthCase{
 		EndErr: "bad response.output_item.done event at bytes {0}-{1}",
 	},
 	{
-		Name:   "nothing after response.completed is read",
+		Name:   "an event after response.completed fails the stream instead of being dropped",
 		Events: []string{created, completed(), added(0, "fc_1", "call_1", "f"), argsDone(0, "fc_1", `{}`), "garbage"},
+		Stop:   "completed",
+		EndErr: "stream continues after response.completed: another event at bytes {1}-{2}",
+	},
+	{
+		Name:   "an event after response.incomplete fails the stream too",
+		Events: []string{created, added(0, "fc_1", "call_1", "f"), incomplete("max_output_tokens"), created},
+		Calls:  []synthCall{{ID: "call_1", Name: "f", At: 2, ErrHas: "(stop reason max_output_tokens)"}},
+		Stop:   "max_output_tokens",
+		EndErr: "stream continues after response.incomplete: another event at bytes {2}-{3}",
+	},
+	{
+		Name:   "[DONE], comments and blank data after response.completed are harmless",
+		Events: []string{created, completed(), "data: [DONE]\n\n", ": keepalive\n\n", "data:\n\n"},
 		Stop:   "completed",
 	},
 }

@@ -17,10 +17,12 @@ type wireEvent struct {
 	HasOutputIndex bool
 	ItemID         []byte
 	Name           []byte
-	// Delta and Arguments are string contents still escaped.
+	// Delta, Arguments and Input are string contents still escaped.
 	Delta        []byte
 	Arguments    []byte
 	HasArguments bool
+	Input        []byte
+	HasInput     bool
 	// Error is the raw "error" value, nil when absent.
 	Error    []byte
 	Item     wireItem
@@ -28,12 +30,21 @@ type wireEvent struct {
 	Response wireResponse
 }
 
-// wireItem is an output item: only function_call items matter.
+// wireItem is an output item: only the items the client executes matter.
 type wireItem struct {
 	Type, ID, CallID, Name, Status []byte
-	// Arguments is the string content still escaped.
+	// Arguments is the string content still escaped or, when ArgsObject, an
+	// object's raw JSON (tool_search_call).
 	Arguments    []byte
 	HasArguments bool
+	ArgsObject   bool
+	// Input (custom_tool_call), Action (local_shell_call, shell_call) and
+	// Operation (apply_patch_call) are raw JSON, nil when absent; they are
+	// checked when the item turns out to be a call.
+	Input, Action, Operation []byte
+	// Execution says who runs a tool_search_call; EnvType is the type of a
+	// shell_call's environment, "" when it has none.
+	Execution, EnvType []byte
 }
 
 // wireResponse is the "response" of response.* events.

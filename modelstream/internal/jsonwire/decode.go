@@ -190,6 +190,38 @@ func (d *Decoder) IntField(dst *int, has *bool, name string) error {
 	return nil
 }
 
+// StringOrObjectField reads a string as its content still escaped, or an
+// object as its raw JSON with *isObject set, and sets *has if has is not
+// nil; any other value is skipped as Other does. Keeping the content
+// escaped lets the fragments of a call be joined before they are
+// unescaped, so that a surrogate pair or a UTF-8 sequence split between two
+// of them survives. Arguments are a string on the wire, but an object is
+// unambiguous, and some items send one.
+func (d *Decoder) StringOrObjectField(dst *[]byte, has, isObject *bool, name string) error {
+	if d.Pos == len(d.Data) {
+		return d.EOF()
+	}
+	start := d.Pos
+	switch d.Data[d.Pos] {
+	case '"':
+		if _, err := d.ScanString(); err != nil {
+			return err
+		}
+		*dst, *isObject = d.Data[start+1:d.Pos-1:d.Pos-1], false
+	case '{':
+		if err := d.SkipValue(); err != nil {
+			return err
+		}
+		*dst, *isObject = d.Data[start:d.Pos:d.Pos], true
+	default:
+		return d.Other(name)
+	}
+	if has != nil {
+		*has = true
+	}
+	return nil
+}
+
 // RawField keeps a value as it is, a slice of the data; a null is kept as
 // "null", as json.RawMessage does.
 func (d *Decoder) RawField(dst *[]byte) error {

@@ -32,6 +32,10 @@ type Case struct {
 	// WantCall.ErrHas, {len} is replaced by the input length, {N} by the end
 	// of event N.
 	EndErr string
+	// Warnings is End.Warnings; Warning must be contained in End.Warning,
+	// expanded as EndErr is.
+	Warnings int
+	Warning  string
 }
 
 // CaseOpts holds what a format adds to RunCases.
@@ -101,6 +105,11 @@ func RunCases(t *testing.T, parse func(testing.TB, io.Reader) *Result, frame fun
 				endErr := expand(tt.EndErr)
 				if (endErr == "") != (end.Err == "") || !strings.Contains(end.Err, endErr) {
 					t.Errorf("%s: End.Err = %q, want it to contain %q", feed.name, end.Err, endErr)
+				}
+				warning := expand(tt.Warning)
+				if end.Warnings != tt.Warnings || (warning == "") != (end.Warning == "") || !strings.Contains(end.Warning, warning) {
+					t.Errorf("%s: End has %d warnings, the first %q; want %d, the first containing %q",
+						feed.name, end.Warnings, end.Warning, tt.Warnings, warning)
 				}
 			}
 		})
