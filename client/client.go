@@ -225,9 +225,14 @@ func (c *Client) publishUse(ctx context.Context, p *pending, turn string, call m
 		Seq: call.Seq, ToolUseID: id, Name: call.Name, Complete: call.Complete,
 		Error: call.Err, MaxConcurrency: opts.MaxConcurrency,
 	}
-	if call.Complete {
+	switch {
+	case call.Complete:
 		u.Input = schemas.RawJSON(call.Input)
-	} else {
+	case call.Ended && call.Name != "":
+		// The block ended but its text is malformed: the router's repair
+		// may still make a call of it, or answer it with the parse error.
+		u.Complete, u.RawInput, u.Error = true, call.RawInput, ""
+	default:
 		u.RawInput = call.RawInput
 	}
 	subject, msgID := c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindUse), subjects.UseMsgID(c.cfg.Tenant, turn, call.Seq)

@@ -32,6 +32,12 @@ type Call struct {
 	Complete bool
 	// Err says why the call is not runnable; empty when Complete.
 	Err string
+	// Ended is set when the call's block ended (its end came) but its text
+	// is not a JSON object: Complete is false, and RawInput, the text as the
+	// model wrote it, is what the pipeline's repair may still make a call of
+	// (docs/coercion.md, Repair). A block the stream never finished is not
+	// Ended: its text is cut, not malformed.
+	Ended bool
 	// At is the byte offset in the input just past the event that completed or ended the call.
 	At int64
 }

@@ -38,7 +38,10 @@ type ToolUse struct {
 	ToolUseID string  `msgpack:"tool_use_id" json:"tool_use_id"`
 	Name      string  `msgpack:"name" json:"name"`
 	Input     RawJSON `msgpack:"input,omitempty" json:"input,omitempty"`
-	// RawInput is the argument text as streamed, when it did not parse.
+	// RawInput is the argument text as streamed, when it did not parse. A
+	// complete call may carry it instead of Input: its block ended but its
+	// text is malformed, and the router repairs it where the repair rule
+	// allows (or answers it with the parse error).
 	RawInput string `msgpack:"raw_input,omitempty" json:"raw_input,omitempty"`
 	// Complete is false when the call's block never completed; such a call is never run.
 	Complete bool `msgpack:"complete" json:"complete"`
@@ -190,8 +193,8 @@ func (d *ToolUse) Validate() error {
 		if err := required("name", d.Name != ""); err != nil {
 			return err
 		}
-		if len(d.Input) == 0 {
-			return &FieldError{Field: "input", Reason: "required when complete is true"}
+		if len(d.Input) == 0 && d.RawInput == "" {
+			return &FieldError{Field: "input", Reason: "required when complete is true (or raw_input, for text that did not parse)"}
 		}
 	}
 	if d.MaxConcurrency < 0 {

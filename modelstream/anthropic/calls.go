@@ -34,7 +34,7 @@ func (b *toolBlock) finish(msgID string, at int64) {
 	}
 	c := b.base(msgID, text, at)
 	if input, err := parseInput(text); err != nil {
-		c.Err = err.Error()
+		c.Err, c.Ended = err.Error(), true
 	} else {
 		c.Input, c.Complete = input, true
 	}

@@ -141,25 +141,25 @@ func TestSynthetic(t *testing.T) {
 		{
 			Name:   "bad JSON in a closed block",
 			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a": 1,`), inputDelta(0, ` oops}`), stop(0), msgDelta("tool_use"), msgStop},
-			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"a": 1, oops}`, At: 4,
+			Calls: []synthCall{{Ended: true, ID: "toolu_a", Name: "f", Raw: `{"a": 1, oops}`, At: 4,
 				ErrHas: "tool input is not valid JSON: invalid character 'o' looking for beginning of object key string (after 10 bytes of the input)"}},
 			Stop: "tool_use",
 		},
 		{
 			Name:   "closed block cut short",
 			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{"a": "b`), stop(0), msgStop},
-			Calls: []synthCall{{ID: "toolu_a", Name: "f", Raw: `{"a": "b`, At: 3,
+			Calls: []synthCall{{Ended: true, ID: "toolu_a", Name: "f", Raw: `{"a": "b`, At: 3,
 				ErrHas: "tool input is not valid JSON: unexpected end of JSON input"}},
 		},
 		{
 			Name:   "input that is not an object",
 			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `[1, 2]`), stop(0), msgStop},
-			Calls:  []synthCall{{ID: "toolu_a", Name: "f", Raw: `[1, 2]`, At: 3, ErrHas: "tool input is a JSON array, not an object"}},
+			Calls:  []synthCall{{Ended: true, ID: "toolu_a", Name: "f", Raw: `[1, 2]`, At: 3, ErrHas: "tool input is a JSON array, not an object"}},
 		},
 		{
 			Name:   "two values in one input",
 			Events: []string{msgStart, toolStart(0, "toolu_a", "f"), inputDelta(0, `{}{}`), stop(0), msgStop},
-			Calls:  []synthCall{{ID: "toolu_a", Name: "f", Raw: `{}{}`, At: 3, ErrHas: "not valid JSON"}},
+			Calls:  []synthCall{{Ended: true, ID: "toolu_a", Name: "f", Raw: `{}{}`, At: 3, ErrHas: "not valid JSON"}},
 		},
 		{
 			Name: "bad JSON in a data line stops parsing",

@@ -77,7 +77,7 @@ func (c *toolCall) finish(msgID string, at int64) {
 	if c.name == "" {
 		call.Err = "tool call has no name: the stream never said which tool to run"
 	} else if input, err := parseInput(text); err != nil {
-		call.Err = err.Error()
+		call.Err, call.Ended = err.Error(), true
 	} else {
 		call.Input, call.Complete = input, true
 	}

@@ -236,7 +236,7 @@ var synthCases = []synthCase{
 	{
 		Name:   "arguments that are a JSON string close at its quote",
 		Events: []string{start(0, "call_a", "f"), args(0, `"x`), args(0, `}"`), finish("tool_calls"), done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `"x}"`, At: 2, ErrHas: "tool arguments are a JSON string, not an object"}},
+		Calls:  []synthCall{{Ended: true, ID: "call_a", Name: "f", Raw: `"x}"`, At: 2, ErrHas: "tool arguments are a JSON string, not an object"}},
 		Stop:   "tool_calls",
 	},
 	{
@@ -392,14 +392,14 @@ var synthCases = []synthCase{
 	{
 		Name:   "bad JSON arguments",
 		Events: []string{start(0, "call_a", "f"), args(0, `{"a": 1,`), args(0, ` oops}`), finish("tool_calls"), done},
-		Calls: []synthCall{{ID: "call_a", Name: "f", Raw: `{"a": 1, oops}`, At: 2,
+		Calls: []synthCall{{Ended: true, ID: "call_a", Name: "f", Raw: `{"a": 1, oops}`, At: 2,
 			ErrHas: "tool arguments are not valid JSON: invalid character 'o' looking for beginning of object key string (after 10 bytes of the arguments)"}},
 		Stop: "tool_calls",
 	},
 	{
 		Name:   "arguments that are not an object",
 		Events: []string{start(0, "call_a", "f"), args(0, `[1, 2]`), finish("tool_calls"), done},
-		Calls:  []synthCall{{ID: "call_a", Name: "f", Raw: `[1, 2]`, At: 1, ErrHas: "tool arguments are a JSON array, not an object"}},
+		Calls:  []synthCall{{Ended: true, ID: "call_a", Name: "f", Raw: `[1, 2]`, At: 1, ErrHas: "tool arguments are a JSON array, not an object"}},
 		Stop:   "tool_calls",
 	},
 	{

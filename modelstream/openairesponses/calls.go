@@ -86,7 +86,7 @@ func (c *itemCall) finish(respID string, at int64) {
 		call.Err = fmt.Sprintf("tool call has no input: the %s item has no %s", k.typ, k.field)
 	default:
 		if input, err := jsonwire.ParseInput(text, k.subject, k.field); err != nil {
-			call.Err = err.Error()
+			call.Err, call.Ended = err.Error(), true
 		} else {
 			call.Input, call.Complete = input, true
 		}

@@ -313,7 +313,7 @@ var synthCases = []synthCase{
 	{
 		Name:   "an apply_patch_call whose operation is not an object is not runnable",
 		Events: []string{created, doneItem(0, patchItem("completed", `"x"`)), completed()},
-		Calls:  []synthCall{{ID: "call_ap", Name: "apply_patch", Raw: `"x"`, At: 1, ErrHas: "tool input (the apply_patch_call operation) is a JSON string, not an object"}},
+		Calls:  []synthCall{{Ended: true, ID: "call_ap", Name: "apply_patch", Raw: `"x"`, At: 1, ErrHas: "tool input (the apply_patch_call operation) is a JSON string, not an object"}},
 		Stop:   "completed",
 	},
 	{
@@ -428,14 +428,14 @@ var synthCases = []synthCase{
 	{
 		Name:   "bad JSON arguments",
 		Events: []string{created, added(0, "fc_1", "call_1", "f"), argsDone(0, "fc_1", `{"a": 1, oops}`), completed()},
-		Calls: []synthCall{{ID: "call_1", Name: "f", Raw: `{"a": 1, oops}`, At: 2,
+		Calls: []synthCall{{Ended: true, ID: "call_1", Name: "f", Raw: `{"a": 1, oops}`, At: 2,
 			ErrHas: "tool arguments are not valid JSON: invalid character 'o' looking for beginning of object key string (after 10 bytes of the arguments)"}},
 		Stop: "completed",
 	},
 	{
 		Name:   "arguments that are not an object",
 		Events: []string{created, added(0, "fc_1", "call_1", "f"), argsDone(0, "fc_1", `"x"`), completed()},
-		Calls:  []synthCall{{ID: "call_1", Name: "f", Raw: `"x"`, At: 2, ErrHas: "tool arguments are a JSON string, not an object"}},
+		Calls:  []synthCall{{Ended: true, ID: "call_1", Name: "f", Raw: `"x"`, At: 2, ErrHas: "tool arguments are a JSON string, not an object"}},
 		Stop:   "completed",
 	},
 	{

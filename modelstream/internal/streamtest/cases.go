@@ -20,6 +20,8 @@ type WantCall struct {
 	Complete   bool
 	ErrHas     string
 	At         int
+	// Ended wants the call's block ended with text that did not parse.
+	Ended bool
 }
 
 // Case is a synthetic stream and what a parser must report of it.
@@ -89,9 +91,9 @@ func RunCases(t *testing.T, parse func(testing.TB, io.Reader) *Result, frame fun
 						}
 					}
 					if c.ID != wantID || c.Name != w.Name || c.RawInput != w.Raw || c.Complete != w.Complete ||
-						!bytes.Equal(c.Input, wantInput) || c.At != wantAt {
-						t.Errorf("%s: call %d = %+v (Input %s)\nwant ID %q Name %q RawInput %q Complete %v Input %s At %d",
-							feed.name, i, c, c.Input, wantID, w.Name, w.Raw, w.Complete, wantInput, wantAt)
+						!bytes.Equal(c.Input, wantInput) || c.At != wantAt || c.Ended != w.Ended {
+						t.Errorf("%s: call %d = %+v (Input %s)\nwant ID %q Name %q RawInput %q Complete %v Input %s At %d Ended %v",
+							feed.name, i, c, c.Input, wantID, w.Name, w.Raw, w.Complete, wantInput, wantAt, w.Ended)
 					}
 					errHas := expand(w.ErrHas)
 					if (errHas == "") != (c.Err == "") || !strings.Contains(c.Err, errHas) {
