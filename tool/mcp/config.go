@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,8 +21,9 @@ type ServerConfig struct {
 
 	// Command and Args start a stdio server. The process inherits this
 	// process's environment with Env ("KEY=value" entries) laid over it, and
-	// runs in its own process group, so that a terminal's Ctrl-C reaches
-	// toolwire first and toolwire stops the server itself (Close).
+	// leads a process group of its own: a terminal's Ctrl-C reaches toolwire
+	// only, and toolwire stops the whole group, so that a server started
+	// through a launcher (npx, uvx) goes with it (Close).
 	Command string   `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
 	Env     []string `json:"env,omitempty"`
@@ -53,11 +53,6 @@ func (c ServerConfig) validate() error {
 	return nil
 }
 
-// stdioTerminate is how long Close waits for a stdio server to exit after
-// its stdin is closed before it is sent SIGTERM (and, as long again later,
-// SIGKILL).
-var stdioTerminate = 2 * time.Second
-
 // transport builds a fresh transport for one connection attempt; stderr
 // receives a stdio server's standard error.
 func (c ServerConfig) transport(stderr *stderrTail) mcpsdk.Transport {
@@ -72,12 +67,7 @@ func (c ServerConfig) transport(stderr *stderrTail) mcpsdk.Transport {
 	// not as long as the context that started it.
 	cmd := exec.Command(c.Command, c.Args...)
 	cmd.Env = append(os.Environ(), c.Env...)
-	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A grandchild holding stderr open must not keep Wait (and so the
-	// restart) waiting.
-	cmd.WaitDelay = time.Second
-	return &mcpsdk.CommandTransport{Command: cmd, TerminateDuration: stdioTerminate}
+	return &stdioTransport{cmd: cmd, stderr: stderr}
 }
 
 // describe names the server for logs.
