@@ -54,13 +54,15 @@ func (c ServerConfig) validate() error {
 }
 
 // transport builds a fresh transport for one connection attempt; stderr
-// receives a stdio server's standard error.
-func (c ServerConfig) transport(stderr *stderrTail) mcpsdk.Transport {
+// receives a stdio server's standard error, lost hears of an HTTP server
+// found unreachable.
+func (c ServerConfig) transport(stderr *stderrTail, lost *lost) mcpsdk.Transport {
 	if c.URL != "" {
-		hc := &http.Client{Transport: http.DefaultTransport}
+		rt := http.DefaultTransport
 		if len(c.Headers) > 0 {
-			hc.Transport = headerTransport{headers: c.Headers, next: http.DefaultTransport}
+			rt = headerTransport{headers: c.Headers, next: rt}
 		}
+		hc := &http.Client{Transport: lostTransport{next: rt, lost: lost}}
 		return &mcpsdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc}
 	}
 	// Not exec.CommandContext: the process lives as long as its session,
@@ -76,20 +78,6 @@ func (c ServerConfig) describe() string {
 		return c.URL
 	}
 	return c.Command
-}
-
-// headerTransport adds the configured headers to every request.
-type headerTransport struct {
-	headers map[string]string
-	next    http.RoundTripper
-}
-
-func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range h.headers {
-		req.Header.Set(k, v)
-	}
-	return h.next.RoundTrip(req)
 }
 
 // connectTimeout bounds one restart attempt (start, initialize).

@@ -188,22 +188,12 @@ func (g *procGroup) stop() {
 			if !g.signal(0) {
 				return
 			}
-			if closed(g.exited) && closed(g.copied) {
+			if isClosed(g.exited) && isClosed(g.copied) {
 				break
 			}
 		}
 		g.signal(syscall.SIGKILL)
 	})
-}
-
-// closed reports whether ch is closed.
-func closed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 func closeFiles(files []*os.File) {
