@@ -3,8 +3,12 @@ package mcp
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -148,4 +152,53 @@ func TestCrashStopsLaunchedGroup(t *testing.T) {
 		t.Errorf("close: %v", err)
 	}
 	allGone(t, "the restarted group after Close", second)
+}
+
+// TestCloseStopsNpxServer: the real thing. server-everything, started by
+// npx, does not exit when its stdin closes; after Close no process of its
+// group is left. It needs npx and the npm registry, and skips without.
+func TestCloseStopsNpxServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads and runs an MCP server with npx")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("lists the server's process group through /proc")
+	}
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Skip("npx (node) is not installed")
+	}
+	before := proctest.GroupLeaders()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, err := Connect(ctx, ServerConfig{Name: "everything", Command: npx, Args: []string{"-y", "@modelcontextprotocol/server-everything"}}, testLog(t))
+	if err != nil {
+		t.Skipf("server-everything did not start (is the npm registry reachable?): %v", err)
+	}
+	defer s.Close()
+	var leaders []int
+	for _, pid := range proctest.GroupLeaders() {
+		if !slices.Contains(before, pid) {
+			leaders = append(leaders, pid)
+		}
+	}
+	if len(leaders) != 1 {
+		t.Fatalf("want one new process group, have %v", leaders)
+	}
+	members := proctest.Group(leaders[0])
+	t.Cleanup(func() {
+		for _, pid := range members {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	t.Logf("npx's process group: %v", members)
+	if res, err := call(t, lookupTool(t, s, "echo"), `{"message":"hi"}`); err != nil || res.IsError || !strings.Contains(res.Content, "hi") {
+		t.Errorf("echo: %+v %v", res, err)
+	}
+	began := time.Now()
+	if err := s.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	t.Logf("Close took %s", time.Since(began))
+	allGone(t, "npx's process group after Close", members)
 }
