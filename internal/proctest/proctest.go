@@ -102,7 +102,8 @@ var ErrAlive = errors.New("proctest: the process is still alive")
 
 // Gone waits up to within for the process pid to be gone: kill(pid, 0)
 // reports ESRCH. It reaps pid if it is a zombie of this process (see
-// Subreaper), since a zombie still answers kill.
+// Subreaper), since a zombie still answers kill; so pid must not be a
+// child an exec.Cmd of this process waits for.
 func Gone(pid int, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for {

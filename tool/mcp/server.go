@@ -160,8 +160,9 @@ func (s *Server) Running() bool {
 }
 
 // Close stops the server: restarts end, calls in flight are cancelled and
-// get an error result, a stdio server's stdin is closed (then SIGTERM and
-// SIGKILL if it does not exit). It is safe to call more than once.
+// get an error result, a stdio server's stdin is closed (then its whole
+// process group gets SIGTERM and SIGKILL if it does not exit). It is safe
+// to call more than once.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
