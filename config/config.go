@@ -218,31 +218,69 @@ func (c *Config) setPermissions(raw json.RawMessage, at int64) error {
 	return nil
 }
 
-// setMCPServers reads the MCP servers; Connect checks each one fully.
+// setMCPServers reads the MCP servers; Connect checks each one fully. A
+// bad entry is reported at its own place in the file.
 func (c *Config) setMCPServers(raw json.RawMessage, at int64) error {
 	if string(raw) == "null" {
 		return nil
 	}
+	const want = `{"name": …, "command": …, "args": […]} or {"name": …, "url": …}`
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var servers []mcp.ServerConfig
-	if err := dec.Decode(&servers); err != nil {
-		return errAt(at, "field \"mcp_servers\": want [{\"name\": …, \"command\": …, \"args\": […]} or {\"name\": …, \"url\": …}]: %v", err)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return errAt(at, "field \"mcp_servers\": want an array of servers like [%s], found %s", want, describeRaw(raw))
 	}
-	names := map[string]bool{}
-	for i, s := range servers {
+	var servers []mcp.ServerConfig
+	first := map[string]int{} // name → index of the entry that has it
+	for i := 0; dec.More(); i++ {
+		elemAt := at + skipSpace(raw, dec.InputOffset())
+		var elem json.RawMessage
+		if err := dec.Decode(&elem); err != nil {
+			return syntaxError(err, elemAt)
+		}
+		ed := json.NewDecoder(bytes.NewReader(elem))
+		ed.DisallowUnknownFields()
+		var s mcp.ServerConfig
+		if err := ed.Decode(&s); err != nil {
+			return errAt(elemAt, "field \"mcp_servers\"[%d]: want %s: %v", i, want, err)
+		}
+		j, dup := first[s.Name]
 		switch {
 		case s.Name == "":
-			return errAt(at, "field \"mcp_servers\"[%d]: no name", i)
-		case names[s.Name]:
-			return errAt(at, "field \"mcp_servers\"[%d]: the name %q is used twice", i, s.Name)
+			return errAt(elemAt, "field \"mcp_servers\"[%d]: no name", i)
+		case dup:
+			return errAt(elemAt+memberAt(elem, "name"), "field \"mcp_servers\"[%d].name: the name %q is used twice (first by [%d])", i, s.Name, j)
 		case (s.Command == "") == (s.URL == ""):
-			return errAt(at, "field \"mcp_servers\"[%d] (%s): give exactly one of command and url", i, s.Name)
+			return errAt(elemAt, "field \"mcp_servers\"[%d] (%s): give exactly one of command and url", i, s.Name)
 		}
-		names[s.Name] = true
+		first[s.Name] = i
+		servers = append(servers, s)
 	}
 	c.MCPServers = servers
 	return nil
+}
+
+// memberAt is the offset in obj, a JSON object, of the value of its member
+// key; 0 (the object itself) when it has none.
+func memberAt(obj json.RawMessage, key string) int64 {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return 0
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		valueAt := skipSpace(obj, dec.InputOffset())
+		if tok == key {
+			return valueAt
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0
+		}
+	}
+	return 0
 }
 
 // setToolSearch reads the tool search mode.

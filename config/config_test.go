@@ -84,6 +84,12 @@ func TestLoadErrors(t *testing.T) {
 		{"[1]", `:1:1: want a JSON object, found an array`},
 		{"{\n \"deny\": [\"Write\"],\n \"deny\": []\n}", `:3:2: field "deny" appears twice`},
 		{"{\n \"deny\": [\"Write\"", `:2:18: not valid JSON: the text ends too early`},
+		// A bad MCP server is reported at its entry, a second name at the name.
+		{mcpServers(`{"name": "b", "url": "http://y"}`, `{"name": "a", "command": "z"}`), `:5:14: field "mcp_servers"[2].name: the name "a" is used twice (first by [0])`},
+		{mcpServers(`{"name": "b", "url": "http://y"}`, `{"command": "z"}`), `:5:5: field "mcp_servers"[2]: no name`},
+		{mcpServers(`{"name": "b"}`), `:4:5: field "mcp_servers"[1] (b): give exactly one of command and url`},
+		{mcpServers(`{"name": "b", "comand": "z"}`), `:4:5: field "mcp_servers"[1]: want {"name": …, "command": …, "args": […]} or {"name": …, "url": …}: json: unknown field "comand"`},
+		{"{\"mcp_servers\": {}}", `:1:17: field "mcp_servers": want an array of servers like [{"name": …`},
 	} {
 		path := write(t, c.body)
 		_, err := config.Load(path)
@@ -94,6 +100,12 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := config.Load(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing file: %v", err)
 	}
+}
+
+// mcpServers is a file whose mcp_servers are a server "a" and then entries,
+// one a line from line 4 on, each indented by four spaces.
+func mcpServers(entries ...string) string {
+	return "{\n  \"mcp_servers\": [\n    {\"name\": \"a\", \"url\": \"http://x\"},\n    " + strings.Join(entries, ",\n    ") + "\n  ]\n}"
 }
 
 func TestPermissionsAndMCPServers(t *testing.T) {

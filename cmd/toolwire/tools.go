@@ -56,8 +56,9 @@ func (s *toolSet) close() {
 	}
 }
 
-// load assembles the pool and plans deferral as a request would.
-func (f *toolsFlags) load(src toolSource) (*toolSet, error) {
+// load assembles the pool and plans deferral as a request would; ctx
+// bounds connecting the MCP servers (an interrupt stops them starting).
+func (f *toolsFlags) load(ctx context.Context, src toolSource) (*toolSet, error) {
 	var cfg *config.Config
 	if f.configFile != "" {
 		var err error
@@ -73,7 +74,7 @@ func (f *toolsFlags) load(src toolSource) (*toolSet, error) {
 	s := &toolSet{}
 	if cfg != nil {
 		for _, sc := range cfg.MCPServers {
-			srv, err := mcp.Connect(context.Background(), sc, nil)
+			srv, err := mcp.Connect(ctx, sc, nil)
 			if err != nil {
 				s.close()
 				return nil, fmt.Errorf("MCP server %s: %w", sc.Name, err)
@@ -144,7 +145,7 @@ Exit status: 0 on success, 1 when the configuration is bad, 2 on a usage error.`
 			if err != nil {
 				return usageError("tools: --format: %w", err)
 			}
-			s, err := flags.load(src)
+			s, err := flags.load(cmd.Context(), src)
 			if s != nil {
 				defer s.close()
 			}
@@ -216,7 +217,7 @@ Exit status: 0 when the object is printed, 2 for an unknown tool, an input that
 is not a JSON object, or another usage error.`,
 		Args: exactArgs(2, "NAME and INPUT_JSON"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := flags.load(src)
+			s, err := flags.load(cmd.Context(), src)
 			if s != nil {
 				defer s.close()
 			}
@@ -282,7 +283,7 @@ what the model's ToolSearch sees. --scores prints "SCORE NAME" lines instead.`,
 			if maxResults < 0 {
 				return usageError("tools search: --max-results must be positive")
 			}
-			s, err := flags.load(src)
+			s, err := flags.load(cmd.Context(), src)
 			if s != nil {
 				defer s.close()
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -301,10 +300,7 @@ func TestToolsConfigMCPServer(t *testing.T) {
 		t.Skip("builds and runs an MCP server")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "testserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../tool/mcp/internal/testserver").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := sharedTestServer(t)
 	cfg := filepath.Join(dir, "toolwire.json")
 	if err := os.WriteFile(cfg, []byte(`{"tool_search": "off", "mcp_servers": [{"name": "tsrv", "command": "`+bin+`"}]}`), 0o644); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,8 +21,9 @@ type ServerConfig struct {
 
 	// Command and Args start a stdio server. The process inherits this
 	// process's environment with Env ("KEY=value" entries) laid over it, and
-	// runs in its own process group, so that a terminal's Ctrl-C reaches
-	// toolwire first and toolwire stops the server itself (Close).
+	// leads a process group of its own: a terminal's Ctrl-C reaches toolwire
+	// only, and toolwire stops the whole group, so that a server started
+	// through a launcher (npx, uvx) goes with it (Close).
 	Command string   `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
 	Env     []string `json:"env,omitempty"`
@@ -53,31 +53,23 @@ func (c ServerConfig) validate() error {
 	return nil
 }
 
-// stdioTerminate is how long Close waits for a stdio server to exit after
-// its stdin is closed before it is sent SIGTERM (and, as long again later,
-// SIGKILL).
-var stdioTerminate = 2 * time.Second
-
 // transport builds a fresh transport for one connection attempt; stderr
-// receives a stdio server's standard error.
-func (c ServerConfig) transport(stderr *stderrTail) mcpsdk.Transport {
+// receives a stdio server's standard error, lost hears of an HTTP server
+// found unreachable.
+func (c ServerConfig) transport(stderr *stderrTail, lost *lost) mcpsdk.Transport {
 	if c.URL != "" {
-		hc := &http.Client{Transport: http.DefaultTransport}
+		rt := http.DefaultTransport
 		if len(c.Headers) > 0 {
-			hc.Transport = headerTransport{headers: c.Headers, next: http.DefaultTransport}
+			rt = headerTransport{headers: c.Headers, next: rt}
 		}
+		hc := &http.Client{Transport: lostTransport{next: rt, lost: lost}}
 		return &mcpsdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc}
 	}
 	// Not exec.CommandContext: the process lives as long as its session,
 	// not as long as the context that started it.
 	cmd := exec.Command(c.Command, c.Args...)
 	cmd.Env = append(os.Environ(), c.Env...)
-	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A grandchild holding stderr open must not keep Wait (and so the
-	// restart) waiting.
-	cmd.WaitDelay = time.Second
-	return &mcpsdk.CommandTransport{Command: cmd, TerminateDuration: stdioTerminate}
+	return &stdioTransport{cmd: cmd, stderr: stderr}
 }
 
 // describe names the server for logs.
@@ -86,20 +78,6 @@ func (c ServerConfig) describe() string {
 		return c.URL
 	}
 	return c.Command
-}
-
-// headerTransport adds the configured headers to every request.
-type headerTransport struct {
-	headers map[string]string
-	next    http.RoundTripper
-}
-
-func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range h.headers {
-		req.Header.Set(k, v)
-	}
-	return h.next.RoundTrip(req)
 }
 
 // connectTimeout bounds one restart attempt (start, initialize).

@@ -2,8 +2,12 @@ package mcp
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -147,5 +151,122 @@ func TestStreamableHTTPSessionLost(t *testing.T) {
 	t.Logf("call to a closed server: %s", res.Content)
 	if d := time.Since(began); d > time.Second {
 		t.Errorf("the error took %s", d)
+	}
+}
+
+// httpServer runs the test server as a process serving streamable HTTP at
+// addr, until kill; it is killed at the test's end too.
+type httpServer struct {
+	t    *testing.T
+	addr string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func startHTTPServer(t *testing.T, addr string) *httpServer {
+	t.Helper()
+	h := &httpServer{t: t, addr: addr, cmd: exec.Command(testServer(t)), done: make(chan struct{})}
+	h.cmd.Env = append(os.Environ(), "TESTSERVER_HTTP="+addr, "TESTSERVER_WIPE_LOG="+filepath.Join(t.TempDir(), "wipe.log"))
+	h.cmd.Stderr = tWriter{t}
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = h.cmd.Wait(); close(h.done) }()
+	t.Cleanup(h.kill)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return h
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the HTTP test server did not listen on %s: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// kill ends the server with SIGKILL, as a crash would, and waits for it.
+func (h *httpServer) kill() {
+	_ = h.cmd.Process.Kill()
+	<-h.done
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestStreamableHTTPServerKilled: an HTTP server killed during a call ends
+// that call with an error result at once, calls while it is down are
+// answered at once, and calls work again once it is back.
+func TestStreamableHTTPServerKilled(t *testing.T) {
+	addr := freeAddr(t)
+	srv := startHTTPServer(t, addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := Connect(ctx, ServerConfig{Name: "web", URL: "http://" + addr}, testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	lookup := lookupTool(t, s, "lookup")
+	if res, err := call(t, lookup, `{"key":"a"}`); err != nil || res.Content != "lookup a: found" {
+		t.Fatalf("first call: %+v %v", res, err)
+	}
+
+	type out struct {
+		res tool.Result
+		err error
+		at  time.Time
+	}
+	inFlight := make(chan out, 1)
+	go func() {
+		res, err := call(t, lookup, `{"key":"slow","ms":30000}`)
+		inFlight <- out{res, err, time.Now()}
+	}()
+	time.Sleep(300 * time.Millisecond) // let the call reach the server
+	killed := time.Now()
+	srv.kill()
+	o := <-inFlight
+	noticed := o.at.Sub(killed)
+	t.Logf("the call in flight was answered %s after the kill: %q", noticed, o.res.Content)
+	if o.err != nil || !o.res.IsError || !strings.HasPrefix(o.res.Content, "MCP server web stopped while the call was running (") ||
+		!strings.Contains(o.res.Content, "connection refused") {
+		t.Errorf("call in flight: %+v %v", o.res, o.err)
+	}
+	if noticed > 3*time.Second {
+		t.Errorf("the call in flight learned of the kill after %s", noticed)
+	}
+
+	for i := range 3 {
+		began := time.Now()
+		res, err := call(t, lookup, `{"key":"down"}`)
+		took := time.Since(began)
+		t.Logf("call %d while down: %s: %q", i, took, res.Content)
+		if err != nil || !res.IsError || !strings.HasPrefix(res.Content, "MCP server web is not running (restarting): ") ||
+			!strings.Contains(res.Content, "connection refused") {
+			t.Errorf("call %d while down: %+v %v", i, res, err)
+		}
+		if took > time.Second {
+			t.Errorf("call %d while down took %s", i, took)
+		}
+	}
+	if s.Running() {
+		t.Error("running while the server is down")
+	}
+
+	startHTTPServer(t, addr)
+	began := time.Now()
+	res, err := call(t, lookup, `{"key":"back"}`)
+	t.Logf("first call after the server is back: %s: %q", time.Since(began), res.Content)
+	if err != nil || res.IsError || res.Content != "lookup back: found" {
+		t.Errorf("call after the server is back: %+v %v", res, err)
 	}
 }

@@ -32,10 +32,20 @@
 // server is restarted in the background with exponential back-off (100 ms
 // doubling to 30 s; back to 100 ms after a session that lived 10 s). A
 // call arriving while the server is down waits up to 5 s for the restart,
-// then gets "MCP server <name> is not running (restarting): <reason>".
-// An HTTP request that cannot reach the server gets "MCP server <name>
-// could not be reached (…)" at once. Close stops the server and the
-// restarts. The tool list is the one read at
+// then gets "MCP server <name> is not running (restarting): <reason>"; for
+// an HTTP server it asks for a connection attempt at once and is answered
+// by its outcome, at once when the server refuses connections. An HTTP
+// request that finds the server unreachable (connection refused, no route)
+// ends the session at once, and a call whose connection failed pings the
+// server to tell a dead server from a failed call; a request that cannot
+// reach the server gets "MCP server <name> could not be reached (…)".
+//
+// A stdio server leads a process group of its own, and the whole group is
+// stopped — SIGTERM, then SIGKILL — when the session closes (after its
+// stdin is closed and it had 2 s to exit) and as soon as the leader exits:
+// a server started through a launcher such as npx, which does not exit when
+// its stdin closes, does not outlive toolwire or its own restart. Close
+// stops the server and the restarts. The tool list is the one read at
 // Connect; a restarted server is expected to serve the same tools.
 package mcp
 
@@ -114,6 +124,16 @@ func stopReason(err error, stderr string, http bool) string {
 		reason += ": " + stderr
 	}
 	return reason
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // isExit reports whether err is a process's exit status.

@@ -29,7 +29,9 @@ var (
 	// restart the back-off at backoffMin.
 	stableAfter = 10 * time.Second
 	// downWait is how long a call that arrives while the server is down
-	// waits for the restart before it gets an error result.
+	// waits for the restart before it gets an error result. A call to an
+	// HTTP server waits instead for one connection attempt of its own, and
+	// so is answered at once when the server refuses connections.
 	downWait = 5 * time.Second
 	// reasonWait is how long a call whose request failed waits to learn
 	// whether the session died (the process's exit is reaped just after the
@@ -37,10 +39,17 @@ var (
 	reasonWait = 2 * time.Second
 )
 
-// codeRejected is the JSON-RPC code the SDK's transports give a request
-// they refused to send or that got an HTTP error status (jsonrpc2.ErrRejected,
-// not exported).
-const codeRejected = -32005
+// JSON-RPC codes of the SDK's own errors (internal/jsonrpc2, not exported).
+const (
+	// codeRejected is given to a request a transport refused to send or
+	// that got an HTTP error status (ErrRejected).
+	codeRejected = -32005
+	// codeClientClosing and codeServerClosing are given to the calls of a
+	// connection that is closing (ErrClientClosing, ErrServerClosing): the
+	// session ended, the server did not answer.
+	codeClientClosing = -32003
+	codeServerClosing = -32004
+)
 
 // Server is a connected, supervised MCP server. When its process or
 // session dies, the calls in flight get an error result and the server is
@@ -60,9 +69,12 @@ type Server struct {
 	mu      sync.Mutex
 	cur     *session      // the live session, nil while down
 	up      chan struct{} // closed when a session is installed; replaced when it dies
+	tried   chan struct{} // closed when a restart attempt fails; replaced then
 	downFor string        // why the server is down
 	closed  bool
 	delay   time.Duration // the next restart's delay
+
+	kick chan struct{} // makes the restart loop try now rather than after its delay
 
 	progress sync.Map // progress token → tool.Progress
 	tokens   atomic.Int64
@@ -72,6 +84,7 @@ type Server struct {
 type session struct {
 	cs      *mcpsdk.ClientSession
 	started time.Time
+	lost    *lost         // reports an HTTP server found unreachable
 	done    chan struct{} // closed when the session has ended
 	reason  string        // why it ended; written before done is closed
 }
@@ -88,7 +101,7 @@ func Connect(ctx context.Context, cfg ServerConfig, log *slog.Logger) (*Server, 
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("mcp_server", cfg.Name)
-	s := &Server{cfg: cfg, log: log, up: make(chan struct{}), delay: backoffMin}
+	s := &Server{cfg: cfg, log: log, up: make(chan struct{}), tried: make(chan struct{}), kick: make(chan struct{}, 1), delay: backoffMin}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.client = mcpsdk.NewClient(&mcpsdk.Implementation{Name: "toolwire", Version: "1"}, &mcpsdk.ClientOptions{
 		ProgressNotificationHandler: s.onProgress,
@@ -147,8 +160,9 @@ func (s *Server) Running() bool {
 }
 
 // Close stops the server: restarts end, calls in flight are cancelled and
-// get an error result, a stdio server's stdin is closed (then SIGTERM and
-// SIGKILL if it does not exit). It is safe to call more than once.
+// get an error result, a stdio server's stdin is closed (then its whole
+// process group gets SIGTERM and SIGKILL if it does not exit). It is safe
+// to call more than once.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -177,14 +191,15 @@ func (s *Server) Close() error {
 // dial opens one session.
 func (s *Server) dial(ctx context.Context) (*session, error) {
 	stderr := newStderrTail(s.log)
-	cs, err := s.client.Connect(ctx, s.cfg.transport(stderr), nil)
+	lost := newLost()
+	cs, err := s.client.Connect(ctx, s.cfg.transport(stderr, lost), nil)
 	if err != nil {
 		if tail := stderr.last(); tail != "" {
 			err = fmt.Errorf("%w (stderr: %s)", err, tail)
 		}
 		return nil, err
 	}
-	sess := &session{cs: cs, started: time.Now(), done: make(chan struct{})}
+	sess := &session{cs: cs, started: time.Now(), lost: lost, done: make(chan struct{})}
 	s.wg.Add(1)
 	go s.watch(sess, stderr)
 	return sess, nil
@@ -213,16 +228,29 @@ func (s *Server) install(sess *session) bool {
 	}
 	s.cur, s.downFor = sess, ""
 	close(s.up)
+	select {
+	case <-s.kick: // a leftover must not skip the next outage's first delay
+	default:
+	}
 	s.mu.Unlock()
 	return true
 }
 
-// watch waits for sess to end, records why, and starts the restart.
+// watch waits for sess to end, or for its HTTP server to be found
+// unreachable (which ends it), records why, and starts the restart.
 func (s *Server) watch(sess *session, stderr *stderrTail) {
 	defer s.wg.Done()
-	err := sess.cs.Wait()
-	// Close reaps a stdio process (its exit status becomes the error when
-	// Wait had none) and stops the session's keepalive and listeners.
+	waited := make(chan error, 1)
+	go func() { waited <- sess.cs.Wait() }()
+	var err error
+	select {
+	case err = <-waited:
+	case <-sess.lost.done:
+		err = sess.lost.err
+	}
+	// Close stops a stdio server's processes (the leader's exit status
+	// becomes the error when there was none) and the session's keepalive
+	// and listeners.
 	if cerr := sess.cs.Close(); err == nil {
 		err = cerr
 	}
@@ -259,6 +287,8 @@ func (s *Server) restart() {
 			t.Stop()
 			return
 		case <-t.C:
+		case <-s.kick:
+			t.Stop()
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, connectTimeout)
 		sess, err := s.dial(ctx)
@@ -272,8 +302,13 @@ func (s *Server) restart() {
 		if s.ctx.Err() != nil {
 			return
 		}
+		if unreachable(err) {
+			err = netError(err)
+		}
 		s.mu.Lock()
 		s.downFor = err.Error()
+		close(s.tried)
+		s.tried = make(chan struct{})
 		s.mu.Unlock()
 		s.log.Warn("mcp: restart failed", "attempt", attempt, "err", err)
 	}
@@ -288,6 +323,9 @@ func (s *Server) notRunning(reason string) string {
 }
 
 // session returns the live session, waiting up to downWait for a restart.
+// For an HTTP server it asks for a connection attempt at once, and returns
+// when that attempt fails: trying costs a request, and a server that
+// refuses connections is answered for without waiting out the back-off.
 // The text is the error result for a call that cannot run; both are empty
 // when ctx ended first.
 func (s *Server) session(ctx context.Context) (*session, string) {
@@ -295,7 +333,7 @@ func (s *Server) session(ctx context.Context) (*session, string) {
 	defer t.Stop()
 	for {
 		s.mu.Lock()
-		cur, up, closed := s.cur, s.up, s.closed
+		cur, up, tried, closed := s.cur, s.up, s.tried, s.closed
 		s.mu.Unlock()
 		switch {
 		case closed:
@@ -303,8 +341,21 @@ func (s *Server) session(ctx context.Context) (*session, string) {
 		case cur != nil:
 			return cur, ""
 		}
+		if s.cfg.URL != "" {
+			select {
+			case s.kick <- struct{}{}:
+			default: // an attempt is asked for already
+			}
+		} else {
+			tried = nil // a stdio restart starts processes: keep the back-off
+		}
 		select {
 		case <-up:
+		case <-tried:
+			s.mu.Lock()
+			reason := s.downFor
+			s.mu.Unlock()
+			return nil, s.notRunning(reason)
 		case <-ctx.Done():
 			return nil, ""
 		case <-s.ctx.Done():
@@ -357,12 +408,14 @@ func (s *Server) call(ctx context.Context, info ToolInfo, input json.RawMessage,
 	}
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
-		// The HTTP request did not reach the server; the session may live
-		// on (a restarted server ends it with "session not found").
+		// The HTTP request did not reach the server: the call did not run.
+		// A refused connection ends the session too (lostTransport); other
+		// failures may pass, and a restarted server ends it with "session
+		// not found".
 		return tool.Result{IsError: true, Content: fmt.Sprintf("MCP server %s could not be reached (%v)", s.cfg.Name, uerr)}, nil
 	}
 	var werr *jsonrpc.Error
-	if errors.As(err, &werr) {
+	if errors.As(err, &werr) && werr.Code != codeClientClosing && werr.Code != codeServerClosing {
 		text := werr.Message
 		if werr.Code == codeRejected {
 			// The transport refused the request (an HTTP error status):
@@ -370,10 +423,23 @@ func (s *Server) call(ctx context.Context, info ToolInfo, input json.RawMessage,
 			text = err.Error()
 		}
 		// The server answered with a protocol error (unknown tool, bad
-		// arguments, ...) or refused the request: the session is fine.
+		// arguments, ...) or refused the request: the session is fine. (A
+		// closing connection's codes mean the session ended instead.)
 		return tool.Result{IsError: true, Content: fmt.Sprintf("MCP server %s, tool %s: %s", s.cfg.Name, info.MCPName, text)}, nil
 	}
-	t := time.NewTimer(reasonWait)
+	// The connection failed under the call. Whether the server is gone
+	// decides the answer; a stdio session ends as its process exits, an
+	// HTTP one is asked (a refused ping ends it, see lostTransport).
+	deadline := time.Now().Add(reasonWait)
+	if s.cfg.URL != "" && !isClosed(sess.lost.done) {
+		pctx, cancel := context.WithDeadline(ctx, deadline)
+		perr := sess.cs.Ping(pctx, nil)
+		cancel()
+		if perr == nil {
+			return tool.Result{IsError: true, Content: fmt.Sprintf("MCP server %s, tool %s: the call failed: %v", s.cfg.Name, info.MCPName, err)}, nil
+		}
+	}
+	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case <-sess.done:

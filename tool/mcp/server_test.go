@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/proctest"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/mcp/internal/mcptest"
 )
@@ -27,6 +28,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if err := proctest.Subreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, "mcp tests: cannot reap orphans; a dead server's pid may look alive:", err)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
