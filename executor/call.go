@@ -29,6 +29,8 @@ type call struct {
 	// reserved is set when the result's characters were already counted
 	// in the turn's total.
 	reserved bool
+	// malformed marks the answer to a dispatch that did not decode.
+	malformed bool
 }
 
 // input is the call's validated input.
@@ -69,7 +71,7 @@ func (e *Executor) handle(work, recv context.Context, m jetstream.Msg) {
 	}
 	meta, data, err := e.cfg.Limits.Decode(m.Headers(), m.Data())
 	if err != nil {
-		e.poison(work, p, m, err)
+		e.poison(work, p, m, meta.Seq, err)
 		return
 	}
 	d, ok := data.(*schemas.Dispatch)
@@ -242,15 +244,16 @@ func (e *Executor) claim(ctx context.Context, c *call) (claimed, error) {
 	return out, nil
 }
 
-// poison dead-letters an undecodable dispatch; when the subject and ce-seq
-// still say which call it was, the call gets an error result.
-func (e *Executor) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg, cause error) {
+// poison dead-letters an undecodable dispatch; when its ce-seq still says
+// which call it was (seq, -1 when it does not or is over the limit that
+// Decode applied), the call gets an error result.
+func (e *Executor) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg, seq int, cause error) {
 	stage.DeadLetter(ctx, e.js, e.cfg.Space, p.Tenant, subjects.StageExecutor, m, cause, e.cfg.Log)
-	meta := schemas.Meta{Seq: -1}
-	if _, err := fmt.Sscan(m.Headers().Get("ce-seq"), &meta.Seq); err != nil || meta.Seq < 0 {
+	if seq < 0 {
 		return
 	}
-	c := &call{m: m, p: p, meta: meta, d: &schemas.Dispatch{Seq: meta.Seq, ToolUseID: "unknown"}}
+	meta := schemas.Meta{Seq: seq}
+	c := &call{m: m, p: p, meta: meta, d: &schemas.Dispatch{Seq: seq, ToolUseID: "unknown"}, malformed: true}
 	if err := e.finish(ctx, c, e.errorResult(c, time.Now(), 0, "malformed dispatch event: "+cause.Error()), nil, false); err != nil {
 		e.cfg.Log.Error("executor: could not answer a malformed call", "subject", m.Subject(), "err", err)
 	}

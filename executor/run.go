@@ -139,8 +139,8 @@ func (e *Executor) renew(ctx context.Context, c *call) (stop func()) {
 			case <-tk.C:
 				_ = c.m.InProgress()
 				_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
-					lc := l.Call(c.d.Seq)
-					if lc.State != schemas.CallRunning || lc.Worker != e.cfg.WorkerID {
+					lc := l.Peek(c.d.Seq)
+					if lc == nil || lc.State != schemas.CallRunning || lc.Worker != e.cfg.WorkerID {
 						return lease.ErrNoChange
 					}
 					lc.Deadline = time.Now().Add(e.cfg.Deadline).UnixMilli()
@@ -197,9 +197,14 @@ func (e *Executor) persist(ctx context.Context, write func() error) error {
 func (e *Executor) markDone(ctx context.Context, c *call, r *schemas.ToolResult, change *tool.ContextChange, fails bool) error {
 	seq := c.d.Seq
 	cancels := fails && c.t != nil && c.t.CancelsSiblings()
-	// The lease may not exist yet when a malformed dispatch is answered
-	// before its turn was registered; the answer must still count.
-	fresh := func() *schemas.Lease { return schemas.NewLease(lease.DefaultMaxConcurrency, time.Now()) }
+	// The router registers every call it dispatches first, so a missing
+	// lease is an expired turn, and making one would bring it back. Only a
+	// malformed dispatch may be answered before its turn's lease exists; its
+	// answer must count, or the turn waits for the call for ever.
+	var fresh func() *schemas.Lease
+	if c.malformed {
+		fresh = func() *schemas.Lease { return schemas.NewLease(lease.DefaultMaxConcurrency, time.Now()) }
+	}
 	_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, fresh, func(l *schemas.Lease) error {
 		lc := l.Call(seq)
 		if lc.State == schemas.CallDone {

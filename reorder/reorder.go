@@ -120,7 +120,7 @@ func (r *Reorder) handle(ctx context.Context, m jetstream.Msg) {
 	if p.Kind == subjects.KindEnd {
 		bad = r.checkEnd(m.Headers(), m.Data())
 	} else {
-		bad = r.checkResult(m.Headers(), m.Data(), p.Seq)
+		_, bad = r.checkResult(m.Headers(), m.Data(), p.Seq)
 	}
 	if bad != nil {
 		// A bad end marker leaves the turn's count to the lease; a bad
@@ -186,6 +186,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 		var h nats.Header
 		var body []byte
 		var done *schemas.TurnDone
+		missing := false
 		switch {
 		case m != nil && p.Kind != subjects.KindEnd && p.Seq == cur.delivered:
 			h, body = m.Headers(), m.Data()
@@ -195,37 +196,50 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 			case err == nil:
 				h, body = raw.Header, raw.Data
 			case errors.Is(err, jetstream.ErrMsgNotFound):
-				total, err := r.cachedTotal(ctx, key, p, m)
-				if err != nil {
-					return cur, err
-				}
-				if total < 0 || total > cur.delivered {
-					if fromCache {
-						// A cached cursor may be behind another
-						// instance's appends: check before giving up.
-						fromCache = false
-						fresh, err := r.readCursor(ctx, p)
-						if err != nil {
-							return cur, err
-						}
-						if fresh != cur {
-							cur = fresh
-							continue
-						}
-					}
-					return cur, nil
-				}
-				done = &schemas.TurnDone{Results: cur.delivered}
+				missing = true
 			default:
 				return cur, fmt.Errorf("reorder: read result %d: %w", cur.delivered, err)
 			}
+		}
+		// A late call's answer is not the turn's: its seq is at or past the
+		// turn's end, so in its slot the turn is over (or, should the end
+		// still be unknown, the slot waits).
+		var bad error
+		late := false
+		if !missing {
+			var res *schemas.ToolResult
+			res, bad = r.checkResult(h, body, cur.delivered)
+			late = bad == nil && res.Late
+		}
+		if missing || late {
+			total, err := r.cachedTotal(ctx, key, p, m)
+			if err != nil {
+				return cur, err
+			}
+			if total < 0 || total > cur.delivered {
+				if fromCache {
+					// A cached cursor may be behind another
+					// instance's appends: check before giving up.
+					fromCache = false
+					fresh, err := r.readCursor(ctx, p)
+					if err != nil {
+						return cur, err
+					}
+					if fresh != cur {
+						cur = fresh
+						continue
+					}
+				}
+				return cur, nil
+			}
+			done = &schemas.TurnDone{Results: cur.delivered}
 		}
 		if done != nil {
 			h, body, err = schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: -1}, done)
 			if err != nil {
 				return cur, err
 			}
-		} else if bad := r.checkResult(h, body, cur.delivered); bad != nil {
+		} else if bad != nil {
 			if h, body, err = r.substitute(p, cur.delivered, bad); err != nil {
 				return cur, err
 			}
@@ -329,20 +343,21 @@ func (r *Reorder) checkEnd(h nats.Header, body []byte) error {
 	return nil
 }
 
-// checkResult reports why a message is not the result of call seq.
-func (r *Reorder) checkResult(h nats.Header, body []byte, seq int) error {
+// checkResult reports why a message is not the result of call seq, or
+// returns the result.
+func (r *Reorder) checkResult(h nats.Header, body []byte, seq int) (*schemas.ToolResult, error) {
 	meta, data, err := r.cfg.Limits.Decode(h, body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res, ok := data.(*schemas.ToolResult)
 	if !ok {
-		return fmt.Errorf("result slot holds %s, not %s", data.EventType(), schemas.TypeToolResult)
+		return nil, fmt.Errorf("result slot holds %s, not %s", data.EventType(), schemas.TypeToolResult)
 	}
 	if res.Seq != seq || meta.Seq != seq {
-		return fmt.Errorf("result for seq %d (ce-seq %d) in the slot of seq %d", res.Seq, meta.Seq, seq)
+		return nil, fmt.Errorf("result for seq %d (ce-seq %d) in the slot of seq %d", res.Seq, meta.Seq, seq)
 	}
-	return nil
+	return res, nil
 }
 
 // substitute is the error result given in place of a bad one, so the

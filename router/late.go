@@ -8,13 +8,15 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/sanitizer"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
 
 // lateError is a tool_use that came after its turn's end. Its call must not
-// run: it is answered (the result is stored on its result subject, where no
-// delivery will reach it) and its event dead-lettered with the reason.
+// run: it is answered (the result is stored on its result subject, marked
+// late so that no delivery includes it) and its event dead-lettered with
+// the reason.
 type lateError struct{ reason string }
 
 func (e *lateError) Error() string { return e.reason }
@@ -27,75 +29,130 @@ func pastEnd(l *schemas.Lease, seq int) string {
 	return ""
 }
 
-// errTurnOver is the fresh lease's refusal: the turn has an end marker but
-// no lease, so it was completed and its lease expired.
+// errTurnOver is an opener's refusal: the turn has an end marker but no
+// lease, so it was completed and its lease expired.
 var errTurnOver = errors.New("the turn is over (its end was recorded and its lease has expired)")
 
-// fresh makes the lease of a turn this router sees first — unless the turn
-// is over: a late event must not bring an expired turn back to life and
-// run. The check costs one read for the first event of a turn only.
-//
-// The end marker is published only after the lease exists (end, discard,
-// closeAt), so a marker without a lease means an expired turn; the lease is
-// read again after the marker because another router may have made both
-// since this update's read.
-func (r *Router) fresh(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse) func() *schemas.Lease {
-	return func() *schemas.Lease {
-		if u != nil && r.subjectHasMsg(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn)) {
-			if _, _, err := r.store.Get(ctx, p.Tenant, p.Turn); errors.Is(err, jetstream.ErrKeyNotFound) {
-				return nil
-			}
-			// It exists now: the create below conflicts, and the update
-			// retries on what the other router wrote.
-		}
-		m := r.cfg.MaxConcurrency
-		if u != nil && u.MaxConcurrency > 0 {
-			m = u.MaxConcurrency
-		}
-		return schemas.NewLease(m, time.Now())
+// opener makes the lease of a turn this router sees first — unless the
+// turn is over: a late or replayed event must not bring an expired turn
+// back to life, and a call of it run. The check costs one read, for the
+// first event of a turn only.
+type opener struct {
+	r   *Router
+	ctx context.Context
+	p   subjects.Parsed
+	max int
+	// refused is why fresh made no lease: errTurnOver, or the read that
+	// could not tell (then the event is retried: a lease made blind could
+	// revive a turn).
+	refused error
+}
+
+// opener returns the lease maker for an event of turn p; u is the call, nil
+// for a turn-level event.
+func (r *Router) opener(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse) *opener {
+	o := &opener{r: r, ctx: ctx, p: p, max: r.cfg.MaxConcurrency}
+	if u != nil && u.MaxConcurrency > 0 {
+		o.max = u.MaxConcurrency
 	}
+	return o
 }
 
-// freshTurn makes the lease of a turn first seen through a turn-level event.
-func (r *Router) freshTurn() *schemas.Lease {
-	return schemas.NewLease(r.cfg.MaxConcurrency, time.Now())
-}
-
-// turnOver turns an update refused because the turn is over into a late
-// answer; other errors pass.
-func (r *Router) turnOver(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, err error) error {
-	if !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return err
+// fresh is the lease.Store's fresh function. The end marker is published
+// only after the lease exists (end, discard, closeAt), so a marker without
+// a lease means an expired turn; the lease is read again after the marker
+// because another router may have made both since the store's read.
+func (o *opener) fresh() *schemas.Lease {
+	o.refused = nil
+	_, err := o.r.results.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return schemas.NewLease(o.max, time.Now())
+	case err != nil:
+		o.refused = fmt.Errorf("router: read the turn's end marker: %w", err)
+		return nil
 	}
-	return r.answerLate(ctx, p, u, fmt.Sprintf("tool_use seq %d: %v; not executed", u.Seq, errTurnOver))
+	_, _, err = o.r.store.Get(o.ctx, o.p.Tenant, o.p.Turn)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		o.refused = errTurnOver
+		return nil
+	case err != nil:
+		o.refused = fmt.Errorf("router: read the turn's lease: %w", err)
+		return nil
+	}
+	// It exists now: the create conflicts, and the update retries on what
+	// the other router wrote.
+	return schemas.NewLease(o.max, time.Now())
 }
 
-// answerLate stores the answer of a late call and reports it as late.
+// err is the update's error as the opener explains it: a missing lease it
+// refused to make is errTurnOver or the read that failed.
+func (o *opener) err(err error) error {
+	if err != nil && o.refused != nil && errors.Is(err, jetstream.ErrKeyNotFound) {
+		return o.refused
+	}
+	return err
+}
+
+// update is store.Update for an event of turn p, with the opener's fresh
+// and its reading of the error. A turn-level event (u nil) for a turn that
+// is over has nothing to do: ok is false and err nil.
+func (r *Router) update(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, fn lease.Mutator) (l *schemas.Lease, ok bool, err error) {
+	o := r.opener(ctx, p, u)
+	l, _, err = r.store.Update(ctx, p.Tenant, p.Turn, o.fresh, fn)
+	err = o.err(err)
+	switch {
+	case errors.Is(err, errTurnOver) && u == nil:
+		r.cfg.Log.Debug("router: event for a turn that is over", "tenant", p.Tenant, "turn", p.Turn)
+		return nil, false, nil
+	case errors.Is(err, errTurnOver):
+		return nil, false, r.answerLate(ctx, p, u, fmt.Sprintf("tool_use seq %d: %v; not executed", u.Seq, errTurnOver))
+	case err != nil:
+		return nil, false, err
+	}
+	return l, true, nil
+}
+
+// answerLate stores the answer of a late call and reports it as late. The
+// result is marked late: it is kept for the record, and reorder never
+// delivers it, whatever position its seq names.
 func (r *Router) answerLate(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string) error {
-	now := time.Now().UTC()
-	res := &schemas.ToolResult{
-		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, IsError: true,
-		Content: why, StartedAt: now, FinishedAt: now, Worker: "router",
-	}
-	err := r.publish(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq), subjects.ResultMsgID(p.Tenant, p.Turn, u.Seq), p, "", u.Seq, res)
-	if err != nil && !r.subjectHasMsg(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)) {
+	if err := r.publishResult(ctx, p, u, why, true); err != nil {
 		return err
 	}
 	return &lateError{reason: why}
+}
+
+// publishResult stores the router's error result for call u; a result
+// already stored for it (a redelivery) counts as done.
+func (r *Router) publishResult(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string, late bool) error {
+	now := time.Now().UTC()
+	res := &schemas.ToolResult{
+		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, IsError: true,
+		Content:   sanitizer.Error(why, sanitizer.Options{}),
+		StartedAt: now, FinishedAt: now, Worker: "router", Late: late,
+	}
+	subject := r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)
+	err := r.publish(ctx, subject, subjects.ResultMsgID(p.Tenant, p.Turn, u.Seq), p, "", u.Seq, res)
+	if err != nil && !r.subjectHasMsg(ctx, subject) {
+		return err
+	}
+	return nil
 }
 
 // closeAt ends a turn whose own end cannot be used (over a limit, or
 // unreadable) at the calls seen so far, so that it still completes; why is
 // the turn's error.
 func (r *Router) closeAt(ctx context.Context, p subjects.Parsed, why string) error {
-	l, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.freshTurn, func(l *schemas.Lease) error {
+	l, ok, err := r.update(ctx, p, nil, func(l *schemas.Lease) error {
 		if l.Total >= 0 {
 			return lease.ErrNoChange
 		}
 		l.Total = l.Seen()
 		return nil
 	})
-	if err != nil {
+	if !ok {
 		return err
 	}
 	return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: l.Total, StopReason: "error", Error: why})

@@ -114,8 +114,12 @@ func TestCallAfterExpiredTurnNotRun(t *testing.T) {
 		_, _, err := store.Get(ctx, tenant, turn)
 		return errors.Is(err, jetstream.ErrKeyNotFound)
 	})
-	// The same call again, past the dedup of its first copy (a new id).
-	h, body := encode(t, turn, 0, use)
+	// The turn's end and the same call again, past the dedup of their
+	// first copies (new ids): the end must not bring the turn back for the
+	// call to run on.
+	h, body := encode(t, turn, -1, &schemas.TurnEnd{Calls: 1, StopReason: "tool_use"})
+	publish(t, ctx, js, sp.In(tenant, turn, subjects.KindEnd), h, body, jetstream.WithMsgID("replayed-end"))
+	h, body = encode(t, turn, 0, use)
 	publish(t, ctx, js, sp.In(tenant, turn, subjects.KindUse), h, body, jetstream.WithMsgID("replayed-0"))
 	waitFor(t, 10*time.Second, "the dead letter of the replayed call", func() bool {
 		for _, m := range subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter)) {
@@ -125,8 +129,48 @@ func TestCallAfterExpiredTurnNotRun(t *testing.T) {
 		}
 		return false
 	})
+	if _, _, err := store.Get(ctx, tenant, turn); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Errorf("the replayed events brought the turn's lease back: %v", err)
+	}
 	b, _ := os.ReadFile(filepath.Join(dir, "runs"))
 	if got := strings.Count(string(b), "run"); got != 1 {
 		t.Errorf("the call ran %d times, want once", got)
+	}
+}
+
+// TestLateCallWhileTurnRuns: a call past the end that arrives while the
+// turn's last call still runs is answered for the record but never
+// delivered: the agent gets exactly the turn's calls, then turn_done.
+func TestLateCallWhileTurnRuns(t *testing.T) {
+	srv := testenv.Server(t)
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
+	js := jsFor(t, srv, "test-publisher")
+	cl := testenv.Client(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const turn = "late_running"
+	publishUse(t, ctx, js, turn, &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Noop", Input: schemas.RawJSON(`{}`), Complete: true})
+	publishUse(t, ctx, js, turn, &schemas.ToolUse{Seq: 1, ToolUseID: "toolu_1", Name: "Sleep", Input: schemas.RawJSON(`{"ms":600}`), Complete: true})
+	publishEnd(t, ctx, js, turn, 2)
+	stream, err := js.Stream(ctx, sp.ResultStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "call 0's result", func() bool {
+		_, err := stream.GetLastMsgForSubject(ctx, sp.Result(tenant, turn, 0))
+		return err == nil
+	})
+	publishUse(t, ctx, js, turn, &schemas.ToolUse{Seq: 2, ToolUseID: "toolu_2", Name: "Noop", Input: schemas.RawJSON(`{}`), Complete: true})
+	waitFor(t, 10*time.Second, "the late call's stored answer", func() bool {
+		_, err := stream.GetLastMsgForSubject(ctx, sp.Result(tenant, turn, 2))
+		return err == nil
+	})
+	results, done, err := readTurn(ctx, cl, turn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 2 || done.Results != 2 {
+		t.Fatalf("%d results, turn_done %d; want the turn's 2 (late answer delivered?)", len(results), done.Results)
 	}
 }

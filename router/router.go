@@ -81,6 +81,7 @@ type Router struct {
 	schemas map[string]*coercion.Schema
 	catalog *catalog
 	cons    jetstream.Consumer
+	results jetstream.Stream
 	limits  limits
 	late    atomic.Int64
 }
@@ -121,7 +122,11 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, limits: limits{cfg.Limits}}
+	results, err := js.Stream(ctx, cfg.Space.ResultStream())
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, results: results, limits: limits{cfg.Limits}}
 	for _, t := range cfg.Tools.Tools() {
 		s, err := coercion.Compile(t.InputSchema())
 		if err != nil {
@@ -182,7 +187,10 @@ func (r *Router) handle(ctx context.Context, m jetstream.Msg) {
 	}
 	meta, data, err := r.cfg.Limits.Decode(m.Headers(), m.Data())
 	if err != nil {
-		r.poison(ctx, p, m, meta, data, err)
+		if err := r.poison(ctx, p, m, meta, data, err); err != nil {
+			r.cfg.Log.Warn("router: retrying an unusable event", "subject", m.Subject(), "err", err)
+			_ = m.NakWithDelay(retryDelay(m))
+		}
 		return
 	}
 	switch d := data.(type) {
@@ -217,45 +225,56 @@ func (r *Router) handle(ctx context.Context, m jetstream.Msg) {
 // were answered without running.
 func (r *Router) Late() int64 { return r.late.Load() }
 
-// poison dead-letters an event that cannot be used: undecodable, or with a
-// field over a limit. When the event still says which call it was (its seq
-// under the limit, from the data or the ce-seq header), the call gets an
-// error result in its place, so the turn can complete; an unusable
-// turn_end closes its turn at the calls seen.
-func (r *Router) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg, meta schemas.Meta, data schemas.Data, cause error) {
+// poison handles an event that cannot be used: undecodable, or with a
+// field over a limit. It first answers what the event still names — the
+// call, when its seq is under the limit (from the data or the ce-seq
+// header), gets an error result in its place; an unusable turn_end closes
+// its turn at the calls seen — then dead-letters it. An answer that fails
+// is an error: the message is retried, and both steps may repeat.
+func (r *Router) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg, meta schemas.Meta, data schemas.Data, cause error) error {
+	var late *lateError
+	switch err := r.answerPoison(ctx, p, meta, data, cause); {
+	case errors.As(err, &late):
+		r.late.Add(1)
+	case err != nil:
+		return err
+	}
 	stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, cause, r.cfg.Log)
+	return nil
+}
+
+func (r *Router) answerPoison(ctx context.Context, p subjects.Parsed, meta schemas.Meta, data schemas.Data, cause error) error {
 	if subjects.CheckToken("tenant", p.Tenant) != nil || subjects.CheckToken("turn", p.Turn) != nil {
-		return
+		return nil
 	}
-	if p.Kind == subjects.KindEnd {
-		if err := r.closeAt(ctx, p, "turn_end not usable, the turn is closed at the calls seen: "+cause.Error()); err != nil {
-			r.cfg.Log.Error("router: could not close a turn after a bad turn_end", "subject", m.Subject(), "err", err)
-		}
-		return
-	}
-	if p.Kind != subjects.KindUse {
-		return
+	switch p.Kind {
+	case subjects.KindEnd:
+		return r.closeAt(ctx, p, "turn_end not usable, the turn is closed at the calls seen: "+cause.Error())
+	case subjects.KindUse:
+	default:
+		return nil
 	}
 	use := r.limits.identify(meta, data)
 	if use == nil {
-		return
+		return nil
 	}
 	// A corrupt copy of a call that is already routed (a good copy came
 	// first) must not replace it.
-	if l, _, err := r.store.Get(ctx, p.Tenant, p.Turn); err == nil {
+	l, _, err := r.store.Get(ctx, p.Tenant, p.Turn)
+	switch {
+	case err == nil:
 		if c := l.Peek(use.Seq); c != nil && c.State != schemas.CallUnknown {
-			return
+			return nil
 		}
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return err
 	}
 	why := "Tool call not executed: malformed tool_use event: " + cause.Error()
 	var fe *schemas.FieldError
 	if errors.As(cause, &fe) && fe.Limit != "" {
 		why = "Tool call not executed: the tool_use event is over a limit: " + cause.Error()
 	}
-	var late *lateError
-	if err := r.reject(ctx, p, use, rejection{why: why}); err != nil && !errors.As(err, &late) {
-		r.cfg.Log.Error("router: could not answer a malformed call", "subject", m.Subject(), "err", err)
-	}
+	return r.reject(ctx, p, use, rejection{why: why})
 }
 
 func retryDelay(m jetstream.Msg) time.Duration {

@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/coercion"
 	"github.com/toolwire/toolwire/lease"
-	"github.com/toolwire/toolwire/sanitizer"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -51,13 +49,12 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	args = applied
 	pool := rt.pool
 	halted, late := "", ""
-	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(ctx, p, u), func(l *schemas.Lease) error {
+	_, ok, err := r.update(ctx, p, u, func(l *schemas.Lease) error {
 		halted, late = "", ""
 		if late = pastEnd(l, u.Seq); late != "" {
 			return lease.ErrNoChange
 		}
-		c := l.Call(u.Seq)
-		if c.State != schemas.CallUnknown {
+		if c := l.Peek(u.Seq); c != nil && c.State != schemas.CallUnknown {
 			// A redelivery: the call is registered; only the dispatch
 			// publish below may still be missing (it is idempotent).
 			return lease.ErrNoChange
@@ -74,11 +71,12 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 			halted = text
 			return lease.ErrNoChange
 		}
+		c := l.Call(u.Seq)
 		c.State, c.Tool, c.Pool = schemas.CallRouted, rt.name, pool
 		return nil
 	})
-	if err != nil {
-		return r.turnOver(ctx, p, u, err)
+	if !ok {
+		return err
 	}
 	if late != "" {
 		return r.answerLate(ctx, p, u, late)
@@ -145,34 +143,25 @@ type rejection struct {
 	now bool
 }
 
-// reject answers a call that will not run. The result is published before
-// the lease records the call: a crash in between redelivers the event, and
-// the second result publish is dropped as a duplicate.
+// reject answers a call that will not run. The lease records the call
+// first, so that a call past the turn's end is answered as late instead;
+// then the result is published. A crash in between redelivers the event:
+// the lease is recorded already and the publish happens then (nothing
+// reads a rejected call's result but reorder, which waits for it).
 func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, rj rejection) error {
-	now := time.Now().UTC()
-	res := &schemas.ToolResult{
-		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, IsError: true,
-		Content:   sanitizer.Error(rj.why, sanitizer.Options{}),
-		StartedAt: now, FinishedAt: now, Worker: "router",
-	}
-	err := r.publish(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq), subjects.ResultMsgID(p.Tenant, p.Turn, u.Seq), p, "", u.Seq, res)
-	if err != nil && !r.subjectHasMsg(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)) {
-		return err
-	}
 	late := ""
-	_, _, err = r.store.Update(ctx, p.Tenant, p.Turn, r.fresh(ctx, p, u), func(l *schemas.Lease) error {
+	_, ok, err := r.update(ctx, p, u, func(l *schemas.Lease) error {
 		if late = pastEnd(l, u.Seq); late != "" {
-			// Answered (the result above is stored), but not part of the turn.
 			return lease.ErrNoChange
 		}
-		c := l.Call(u.Seq)
-		if c.State != schemas.CallUnknown {
+		if c := l.Peek(u.Seq); c != nil && c.State != schemas.CallUnknown {
 			// Recorded already (a redelivery), or routed by a good copy.
 			return lease.ErrNoChange
 		}
 		if u.MaxConcurrency > 0 {
 			l.MaxConcurrency = u.MaxConcurrency
 		}
+		c := l.Call(u.Seq)
 		c.Tool = u.Name
 		if rj.now {
 			c.State = schemas.CallDone
@@ -181,25 +170,25 @@ func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 		c.State, c.Safe, c.Rejected, c.AbortText = schemas.CallReady, false, true, rj.abort
 		return nil
 	})
-	if err != nil {
-		return r.turnOver(ctx, p, u, err)
+	switch {
+	case !ok:
+		return err
+	case late != "":
+		return r.answerLate(ctx, p, u, late)
 	}
-	if late != "" {
-		return &lateError{reason: late}
-	}
-	return nil
+	return r.publishResult(ctx, p, u, rj.why, false)
 }
 
 // end records the turn's number of calls and forwards the end to reorder.
 func (r *Router) end(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd) error {
-	l, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.freshTurn, func(l *schemas.Lease) error {
+	l, ok, err := r.update(ctx, p, nil, func(l *schemas.Lease) error {
 		if l.Total >= 0 {
 			return lease.ErrNoChange
 		}
 		l.Total = e.Calls
 		return nil
 	})
-	if err != nil {
+	if !ok {
 		return err
 	}
 	return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: l.Total, StopReason: e.StopReason, Error: e.Error})
@@ -218,7 +207,7 @@ func (r *Router) publishEnd(ctx context.Context, p subjects.Parsed, e *schemas.T
 // cancel marks a user interrupt: calls not started never start, running
 // calls of interruptible tools are stopped.
 func (r *Router) cancel(ctx context.Context, p subjects.Parsed) error {
-	_, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.freshTurn, func(l *schemas.Lease) error {
+	_, _, err := r.update(ctx, p, nil, func(l *schemas.Lease) error {
 		if l.Cancelled {
 			return lease.ErrNoChange
 		}
@@ -232,7 +221,7 @@ func (r *Router) cancel(ctx context.Context, p subjects.Parsed) error {
 // started. The stream that will not finish sends no turn_end, so the turn
 // is closed at the calls seen so far.
 func (r *Router) discard(ctx context.Context, p subjects.Parsed) error {
-	l, _, err := r.store.Update(ctx, p.Tenant, p.Turn, r.freshTurn, func(l *schemas.Lease) error {
+	l, ok, err := r.update(ctx, p, nil, func(l *schemas.Lease) error {
 		if l.Discarded && l.Total >= 0 {
 			return lease.ErrNoChange
 		}
@@ -242,7 +231,7 @@ func (r *Router) discard(ctx context.Context, p subjects.Parsed) error {
 		}
 		return nil
 	})
-	if err != nil {
+	if !ok {
 		return err
 	}
 	return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: l.Total, StopReason: "discarded"})
@@ -251,11 +240,7 @@ func (r *Router) discard(ctx context.Context, p subjects.Parsed) error {
 // subjectHasMsg tells a refused publish to the result stream (the subject
 // already has its one message) from a failed one.
 func (r *Router) subjectHasMsg(ctx context.Context, subject string) bool {
-	s, err := r.js.Stream(ctx, r.cfg.Space.ResultStream())
-	if err != nil {
-		return false
-	}
-	_, err = s.GetLastMsgForSubject(ctx, subject)
+	_, err := r.results.GetLastMsgForSubject(ctx, subject)
 	return err == nil
 }
 

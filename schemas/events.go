@@ -101,6 +101,9 @@ type ToolResult struct {
 	// Batch is the index of the concurrent batch the call ran in (calls in
 	// call order, consecutive safe calls forming one batch).
 	Batch int `msgpack:"batch,omitempty" json:"batch,omitempty"`
+	// Late marks the answer to a call that came after its turn's end: it is
+	// stored for the record and never delivered.
+	Late bool `msgpack:"late,omitempty" json:"late,omitempty"`
 }
 
 // ToolProgress is a progress line of a running call.

@@ -185,6 +185,13 @@ func DecodeLease(b []byte) (*Lease, error) {
 	if err := msgpack.Unmarshal(b, l); err != nil {
 		return nil, &FieldError{Field: "lease", Reason: "not a msgpack lease", Err: err}
 	}
+	if len(l.Calls) > 1 && l.Calls[1].Seq == 0 {
+		// Written before entries carried their seq (a slot per seq, dense):
+		// a slot's place is its seq.
+		for i := range l.Calls {
+			l.Calls[i].Seq = i
+		}
+	}
 	for i := range l.Calls {
 		if l.Calls[i].Seq < 0 || i > 0 && l.Calls[i].Seq <= l.Calls[i-1].Seq {
 			return nil, &FieldError{Field: "lease.c", Reason: fmt.Sprintf("entry %d (seq %d) is out of seq order", i, l.Calls[i].Seq)}

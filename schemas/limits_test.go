@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // hostile is an event over one limit and the limit its error must name.
@@ -182,4 +184,29 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestDecodeDenseLease: a lease written before entries carried their seq
+// (one slot per seq) still reads, each slot at its seq.
+func TestDecodeDenseLease(t *testing.T) {
+	type oldCall struct {
+		State CallState `msgpack:"s"`
+		Tool  string    `msgpack:"t,omitempty"`
+	}
+	type oldLease struct {
+		Version uint64    `msgpack:"v"`
+		Total   int       `msgpack:"n"`
+		Calls   []oldCall `msgpack:"c"`
+	}
+	b, err := msgpack.Marshal(oldLease{Version: 3, Total: -1, Calls: []oldCall{{CallDone, "a"}, {}, {CallRunning, "c"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := DecodeLease(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := l.Peek(2); c == nil || c.Tool != "c" || c.State != CallRunning || l.Peek(1).State != CallUnknown || l.Peek(0).Tool != "a" {
+		t.Errorf("calls %+v", l.Calls)
+	}
 }
