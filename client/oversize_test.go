@@ -114,19 +114,13 @@ func TestSubmitStreamOverMaxPayload(t *testing.T) {
 	cl := oversizeEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var b strings.Builder
-	ev := func(kind, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", kind, data) }
-	ev("message_start", `{"type":"message_start","message":{"id":"msg_big","type":"message","role":"assistant","content":[],"stop_reason":null}}`)
+	var blocks []testenv.ToolBlock
 	for i, in := range []json.RawMessage{json.RawMessage(`{"x":0}`), bigInput(), json.RawMessage(`{"x":2}`)} {
-		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d","name":"Noop","input":{}}}`, i, i))
-		partial, _ := json.Marshal(string(in))
-		ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, partial))
-		ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+		blocks = append(blocks, testenv.ToolBlock{ID: fmt.Sprintf("toolu_%d", i), Name: "Noop", Args: string(in)})
 	}
-	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`)
-	ev("message_stop", `{"type":"message_stop"}`)
+	stream := testenv.AnthropicStream("msg_big", blocks...)
 
-	sum, err := cl.SubmitStream(ctx, "t_stream", anthropic.New(), strings.NewReader(b.String()), client.TurnOptions{})
+	sum, err := cl.SubmitStream(ctx, "t_stream", anthropic.New(), strings.NewReader(stream), client.TurnOptions{})
 	checkRefusal(t, err, 1, "toolu_1")
 	if sum.Calls != 3 || !sum.Ended {
 		t.Errorf("summary: %d calls, ended %v; want 3 and the end sent", sum.Calls, sum.Ended)

@@ -2,8 +2,6 @@ package pipeline_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,23 +15,6 @@ import (
 	"github.com/toolwire/toolwire/tool/builtin"
 )
 
-// anthropicStream is a Messages stream of tool_use blocks, each with its
-// argument text as the model wrote it, every block closed.
-func anthropicStream(args ...string) string {
-	var b strings.Builder
-	ev := func(kind, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", kind, data) }
-	ev("message_start", `{"type":"message_start","message":{"id":"msg_r","type":"message","role":"assistant","content":[],"stop_reason":null}}`)
-	for i, a := range args {
-		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{}}}`, i, i))
-		partial, _ := json.Marshal(a)
-		ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, partial))
-		ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
-	}
-	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`)
-	ev("message_stop", `{"type":"message_stop"}`)
-	return b.String()
-}
-
 // TestCompletedBlockRepaired: a block that ended with a trailing comma and
 // no closers is repaired by the router (the repair rule allows it for a
 // completed block) and runs; a completed block whose text cannot be
@@ -46,7 +27,10 @@ func TestCompletedBlockRepaired(t *testing.T) {
 	cl := testenv.Client(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	stream := anthropicStream(`{"command": "echo repaired > r.txt && echo repaired",`, `{"command": oops}`, `{"command": "touch after"}`)
+	stream := testenv.AnthropicStream("msg_r",
+		testenv.ToolBlock{ID: "toolu_0", Name: "Bash", Args: `{"command": "echo repaired > r.txt && echo repaired",`},
+		testenv.ToolBlock{ID: "toolu_1", Name: "Bash", Args: `{"command": oops}`},
+		testenv.ToolBlock{ID: "toolu_2", Name: "Bash", Args: `{"command": "touch after"}`})
 	if _, err := cl.SubmitStream(ctx, "repair", anthropic.New(), strings.NewReader(stream), client.TurnOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -637,18 +637,10 @@ func TestProxyCallOverMaxPayload(t *testing.T) {
 	}
 	e := &env{srv: srv, cl: testenv.Client(t, srv), js: js}
 
-	var b strings.Builder
-	ev := func(kind, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", kind, data) }
-	ev("message_start", `{"type":"message_start","message":{"id":"msg_big","type":"message","role":"assistant","content":[],"stop_reason":null}}`)
-	for i, in := range []string{`{"q":"small"}`, `{"q":"` + strings.Repeat("x", maxPayload+(10<<10)) + `"}`} {
-		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d","name":"secret_retrieval_tool","input":{}}}`, i, i))
-		partial, _ := json.Marshal(in)
-		ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, partial))
-		ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
-	}
-	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`)
-	ev("message_stop", `{"type":"message_stop"}`)
-	up, _ := replay(t, "text/event-stream", sse.Split([]byte(b.String())), false)
+	stream := testenv.AnthropicStream("msg_big",
+		testenv.ToolBlock{ID: "toolu_0", Name: "secret_retrieval_tool", Args: `{"q":"small"}`},
+		testenv.ToolBlock{ID: "toolu_1", Name: "secret_retrieval_tool", Args: `{"q":"` + strings.Repeat("x", maxPayload+(10<<10)) + `"}`})
+	up, _ := replay(t, "text/event-stream", sse.Split([]byte(stream)), false)
 	p, purl := e.startProxy(t, up.URL, "anthropic", 0)
 
 	c := call(t, e.cl, purl+"/v1/messages", nil, true)

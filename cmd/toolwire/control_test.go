@@ -26,32 +26,42 @@ import (
 	"github.com/toolwire/toolwire/tool/testtools"
 )
 
+// build is a program the package's tests build once and share.
+type build struct {
+	pkg, name string
+	once      sync.Once
+	path      string
+	err       error
+}
+
 var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
+	toolwireBuild   = &build{pkg: ".", name: "toolwire"}
+	testServerBuild = &build{pkg: "../../tool/mcp/internal/testserver", name: "testserver"}
 )
 
-// sharedBinary builds toolwire once for every test of the package that runs it.
-func sharedBinary(t *testing.T) string {
+// get builds the program the first time a test asks for it.
+func (b *build) get(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "toolwire-bin-")
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "toolwire-"+b.name+"-")
 		if err != nil {
-			binErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "toolwire")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		b.path = filepath.Join(dir, b.name)
+		out, err := exec.Command("go", "build", "-o", b.path, b.pkg).CombinedOutput()
 		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
 		}
 	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
+
+// sharedBinary builds toolwire once for every test of the package that runs it.
+func sharedBinary(t *testing.T) string { return toolwireBuild.get(t) }
 
 // cluster is a pipeline whose executors are separate processes: router and
 // reorder run in the test, two `toolwire serve --stages executor` processes

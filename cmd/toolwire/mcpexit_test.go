@@ -16,33 +16,9 @@ import (
 	"github.com/toolwire/toolwire/internal/proctest"
 )
 
-var (
-	testServerOnce sync.Once
-	testServerPath string
-	testServerErr  error
-)
-
 // sharedTestServer builds the MCP test server once for every test of the
 // package that runs it.
-func sharedTestServer(t *testing.T) string {
-	t.Helper()
-	testServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "toolwire-testserver-")
-		if err != nil {
-			testServerErr = err
-			return
-		}
-		testServerPath = filepath.Join(dir, "testserver")
-		out, err := exec.Command("go", "build", "-o", testServerPath, "../../tool/mcp/internal/testserver").CombinedOutput()
-		if err != nil {
-			testServerErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if testServerErr != nil {
-		t.Fatal(testServerErr)
-	}
-	return testServerPath
-}
+func sharedTestServer(t *testing.T) string { return testServerBuild.get(t) }
 
 // launchedServerConfig writes a configuration whose MCP server "tsrv" is
 // the test server started through a launcher script, as npx starts a

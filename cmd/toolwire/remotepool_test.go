@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,18 +20,11 @@ import (
 
 // toolStream is an Anthropic stream of the given calls (name, JSON args).
 func toolStream(calls ...[2]string) string {
-	var b strings.Builder
-	ev := func(kind, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", kind, data) }
-	ev("message_start", `{"type":"message_start","message":{"id":"msg_t","type":"message","role":"assistant","content":[],"stop_reason":null}}`)
+	blocks := make([]testenv.ToolBlock, len(calls))
 	for i, c := range calls {
-		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_t_%d","name":%q,"input":{}}}`, i, i, c[0]))
-		partial, _ := json.Marshal(c[1])
-		ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, partial))
-		ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+		blocks[i] = testenv.ToolBlock{ID: fmt.Sprintf("toolu_t_%d", i), Name: c[0], Args: c[1]}
 	}
-	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`)
-	ev("message_stop", `{"type":"message_stop"}`)
-	return b.String()
+	return testenv.AnthropicStream("msg_t", blocks...)
 }
 
 // TestRemotePoolExample: the example remote-pool program, a separate

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/localrun"
 )
 
@@ -147,19 +148,12 @@ func TestRunResponsesClientItems(t *testing.T) {
 
 // sleepStream is an Anthropic stream of Bash calls `sleep S && echo N`.
 func sleepStream(n int, secs string) string {
-	var b strings.Builder
-	ev := func(kind, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", kind, data) }
-	ev("message_start", `{"type":"message_start","message":{"id":"msg_pace","type":"message","role":"assistant","content":[],"stop_reason":null}}`)
+	blocks := make([]testenv.ToolBlock, n)
 	for i := range n {
-		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_pace_%d","name":"Bash","input":{}}}`, i, i))
 		args, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("sleep %s && echo %d", secs, i)})
-		partial, _ := json.Marshal(string(args))
-		ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, partial))
-		ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+		blocks[i] = testenv.ToolBlock{ID: fmt.Sprintf("toolu_pace_%d", i), Name: "Bash", Args: string(args)}
 	}
-	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`)
-	ev("message_stop", `{"type":"message_stop"}`)
-	return b.String()
+	return testenv.AnthropicStream("msg_pace", blocks...)
 }
 
 // TestRunPacedStreamStartsEarly: with the stream replayed at 50 ms an event,
