@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/schemas"
-	"github.com/toolwire/toolwire/stage"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
 )

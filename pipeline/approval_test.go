@@ -8,8 +8,8 @@ import (
 
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/executor"
+	"github.com/toolwire/toolwire/internal/permission"
 	"github.com/toolwire/toolwire/internal/testenv"
-	"github.com/toolwire/toolwire/permission"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool/builtin"

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/refsched"
 	"github.com/toolwire/toolwire/internal/testenv"
-	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/pipeline"
-	"github.com/toolwire/toolwire/refsched"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 )

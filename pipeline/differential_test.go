@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/internal/refsched"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
-	"github.com/toolwire/toolwire/refsched"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool/testtools"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/executor"
-	"github.com/toolwire/toolwire/provision"
+	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/reorder"
 	"github.com/toolwire/toolwire/router"
 	"github.com/toolwire/toolwire/schemas"

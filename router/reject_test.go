@@ -10,8 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/testenv"
-	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/router"
 	"github.com/toolwire/toolwire/schemas"

@@ -19,10 +19,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/coercion"
-	"github.com/toolwire/toolwire/lease"
-	"github.com/toolwire/toolwire/provision"
+	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/provision"
+	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/schemas"
-	"github.com/toolwire/toolwire/stage"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
 )

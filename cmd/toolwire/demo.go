@@ -5,8 +5,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/toolwire/toolwire/demo"
-	"github.com/toolwire/toolwire/localrun"
+	"github.com/toolwire/toolwire/internal/demo"
+	"github.com/toolwire/toolwire/internal/localrun"
 )
 
 func newDemo() *cobra.Command {

@@ -15,8 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/internal/proxy"
 	"github.com/toolwire/toolwire/modelstream/formats"
-	"github.com/toolwire/toolwire/proxy"
 	"github.com/toolwire/toolwire/subjects"
 )
 

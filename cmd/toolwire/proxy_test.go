@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/internal/proxy"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
-	"github.com/toolwire/toolwire/proxy"
 	"github.com/toolwire/toolwire/tool/testtools"
 )
 

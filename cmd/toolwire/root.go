@@ -5,9 +5,9 @@ import (
 	"log/slog"
 
 	"github.com/spf13/cobra"
-	"github.com/toolwire/toolwire/config"
+	"github.com/toolwire/toolwire/internal/config"
+	"github.com/toolwire/toolwire/internal/toolset"
 	"github.com/toolwire/toolwire/router"
-	"github.com/toolwire/toolwire/toolset"
 )
 
 func newRoot() *cobra.Command {

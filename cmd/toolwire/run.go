@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolwire/toolwire/localrun"
+	"github.com/toolwire/toolwire/internal/localrun"
 	"github.com/toolwire/toolwire/modelstream/chunks"
 	"github.com/toolwire/toolwire/modelstream/formats"
 	"github.com/toolwire/toolwire/schemas"

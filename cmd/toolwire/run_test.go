@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwire/toolwire/internal/localrun"
 	"github.com/toolwire/toolwire/internal/testenv"
-	"github.com/toolwire/toolwire/localrun"
 )
 
 // fixtures is where the recorded model streams live in the repository.

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/executor"
-	"github.com/toolwire/toolwire/health"
+	"github.com/toolwire/toolwire/internal/health"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/subjects"
 )

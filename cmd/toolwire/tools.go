@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/toolwire/toolwire/config"
+	"github.com/toolwire/toolwire/internal/config"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/builtin"
 	"github.com/toolwire/toolwire/tool/mcp"

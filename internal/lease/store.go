@@ -10,8 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/schemas"
-	"github.com/toolwire/toolwire/stage"
 	"github.com/toolwire/toolwire/subjects"
 )
 

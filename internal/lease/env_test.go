@@ -10,9 +10,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/testenv"
-	"github.com/toolwire/toolwire/lease"
-	"github.com/toolwire/toolwire/provision"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )

@@ -21,12 +21,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/internal/provision"
+	"github.com/toolwire/toolwire/internal/proxy"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/modelstream/formats"
 	"github.com/toolwire/toolwire/modelstream/sse"
 	"github.com/toolwire/toolwire/pipeline"
-	"github.com/toolwire/toolwire/provision"
-	"github.com/toolwire/toolwire/proxy"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -37,7 +37,7 @@ const pace = 30 * time.Millisecond
 
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "streams", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "streams", name))
 	if err != nil {
 		t.Fatal(err)
 	}

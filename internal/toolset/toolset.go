@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/toolwire/toolwire/config"
-	"github.com/toolwire/toolwire/permission"
+	"github.com/toolwire/toolwire/internal/config"
+	"github.com/toolwire/toolwire/internal/permission"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/builtin"

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/testenv"
-	"github.com/toolwire/toolwire/lease"
 	"github.com/toolwire/toolwire/schemas"
 )
 

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/schemas"
 )
 

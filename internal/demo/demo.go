@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolwire/toolwire/localrun"
+	"github.com/toolwire/toolwire/internal/localrun"
 	"github.com/toolwire/toolwire/schemas"
 )
 

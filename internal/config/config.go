@@ -17,7 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolwire/toolwire/permission"
+	"github.com/toolwire/toolwire/internal/permission"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/mcp"

@@ -3,7 +3,7 @@ package lease_test
 import (
 	"testing"
 
-	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/schemas"
 )
 

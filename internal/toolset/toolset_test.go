@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/toolwire/toolwire/config"
-	"github.com/toolwire/toolwire/toolset"
+	"github.com/toolwire/toolwire/internal/config"
+	"github.com/toolwire/toolwire/internal/toolset"
 )
 
 func TestBuild(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwire/toolwire/lease"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/schemas"
 )
 
