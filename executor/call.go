@@ -60,36 +60,22 @@ type claimed struct {
 // interruptedText answers a non-read-only call whose worker died mid-run.
 const interruptedText = "execution interrupted; outcome unknown (the worker running this call stopped, and the call is not read-only, so it was not run again)"
 
-// handle takes one message from receipt to ack. work outlives the receive
-// loop; recv ends with it, and only parked calls give up then (unacked, so
-// another worker gets them).
-func (e *Executor) handle(work, recv context.Context, m jetstream.Msg) {
-	p, err := e.cfg.Space.ParseExec(m.Subject())
-	if err != nil {
-		stage.DeadLetter(work, e.js, e.cfg.Space, "", subjects.StageExecutor, m, err, e.cfg.Log)
-		return
-	}
-	meta, data, err := e.cfg.Limits.Decode(m.Headers(), m.Data())
-	if err != nil {
-		e.poison(work, p, m, meta.Seq, err)
-		return
-	}
-	d, ok := data.(*schemas.Dispatch)
+// handle runs one routed call. ctx outlives the receive loop: a call that
+// runs when the worker stops finishes and publishes; only a parked call
+// gives up (m.Recv ends) and is left unacknowledged for another worker.
+func (e *Executor) handle(ctx context.Context, m *stage.Msg) error {
+	d, ok := m.Data.(*schemas.Dispatch)
 	if !ok {
-		stage.DeadLetter(work, e.js, e.cfg.Space, p.Tenant, subjects.StageExecutor, m, fmt.Errorf("%s is not a dispatch event", meta.Type), e.cfg.Log)
-		return
+		return stage.Drop(fmt.Errorf("%s is not a dispatch event", m.Meta.Type))
 	}
-	c := &call{m: m, p: p, meta: meta, d: d}
-	if err := e.process(work, recv, c); err != nil {
-		if recv.Err() != nil {
-			// Shutting down: leave the message for another worker.
-			return
+	c := &call{m: m.Raw, p: m.Subject, meta: m.Meta, d: d}
+	if err := e.process(ctx, m.Recv, c); err != nil {
+		if m.Recv.Err() != nil {
+			return stage.Leave()
 		}
-		e.cfg.Log.Warn("executor: retrying call", "subject", m.Subject(), "seq", d.Seq, "err", err)
-		_ = m.NakWithDelay(time.Second)
-		return
+		return err
 	}
-	_ = m.Ack()
+	return nil
 }
 
 func (e *Executor) process(work, recv context.Context, c *call) error {
@@ -244,17 +230,33 @@ func (e *Executor) claim(ctx context.Context, c *call) (claimed, error) {
 	return out, nil
 }
 
-// poison dead-letters an undecodable dispatch; when its ce-seq still says
-// which call it was (seq, -1 when it does not or is over the limit that
-// Decode applied), the call gets an error result.
-func (e *Executor) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg, seq int, cause error) {
-	stage.DeadLetter(ctx, e.js, e.cfg.Space, p.Tenant, subjects.StageExecutor, m, cause, e.cfg.Log)
-	if seq < 0 {
-		return
+// answer is the executor's stage.Answerer: a dispatch the worker gives up
+// on — undecodable, failing on every delivery, or whose handling panicked —
+// gets an error result saying why, when its ce-seq still names the call,
+// so that the turn completes. The result is published with the usual
+// persistence; marking the call done is tried once, since what failed may
+// be the lease itself.
+func (e *Executor) answer(ctx context.Context, m *stage.Msg, cause error) error {
+	seq := m.Meta.Seq
+	d, ok := m.Data.(*schemas.Dispatch)
+	if !ok {
+		d = &schemas.Dispatch{Seq: seq, ToolUseID: "unknown"}
 	}
-	meta := schemas.Meta{Seq: seq}
-	c := &call{m: m, p: p, meta: meta, d: &schemas.Dispatch{Seq: seq, ToolUseID: "unknown"}, malformed: true}
-	if err := e.finish(ctx, c, e.errorResult(c, time.Now(), 0, "malformed dispatch event: "+cause.Error()), nil, false); err != nil {
-		e.cfg.Log.Error("executor: could not answer a malformed call", "subject", m.Subject(), "err", err)
+	if seq < 0 || d.Seq != seq {
+		return nil
 	}
+	c := &call{m: m.Raw, p: m.Subject, meta: m.Meta, d: d, malformed: m.Data == nil}
+	why := "Tool call not executed: " + cause.Error()
+	var bad *stage.MalformedError
+	if errors.As(cause, &bad) {
+		why = "malformed dispatch event: " + cause.Error()
+	}
+	r := e.errorResult(c, time.Now(), 0, why)
+	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, r) }); err != nil {
+		return err
+	}
+	if err := e.markDone(ctx, c, r, nil, false); err != nil {
+		e.cfg.Log.Warn("executor: could not mark an answered call done", "subject", m.Raw.Subject(), "err", err)
+	}
+	return nil
 }

@@ -76,7 +76,11 @@ type Config struct {
 	// Limits bound what a dispatch or decision may carry (default
 	// schemas.DefaultLimits).
 	Limits schemas.Limits
-	Log    *slog.Logger
+	// Backoff spaces the retries of a call whose handling failed.
+	Backoff stage.Backoff
+	// Hooks are told of every dispatch's outcome.
+	Hooks stage.Hooks
+	Log   *slog.Logger
 }
 
 // Executor is one worker of a pool.
@@ -129,6 +133,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 		// every call of the turns in flight, not just the running ones.
 		cfg.Consumer.MaxAckPending = 4096
 	}
+	cfg.Consumer = cfg.Consumer.WithDefaults()
 	if cfg.Source == "" {
 		cfg.Source = "/toolwire/executor/" + cfg.Pool
 	}
@@ -165,16 +170,11 @@ func (e *Executor) Run(ctx context.Context) error {
 		go func() { defer close(done); e.advertise(actx) }()
 		defer func() { stop(); <-done }()
 	}
-	// Calls outlive the receive loop: on shutdown a running call finishes
-	// and publishes rather than being redelivered to run twice.
-	work := context.WithoutCancel(ctx)
-	err := stage.Consume(ctx, e.cons, 64, e.cfg.Log, func(m jetstream.Msg) {
-		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
-			e.handle(work, ctx, m)
-		}()
-	})
-	e.wg.Wait()
-	return err
+	return stage.Run(ctx, e.js, stage.Spec{
+		Stage: subjects.StageExecutor, Space: e.cfg.Space, Consumer: e.cons,
+		MaxDeliver: e.cfg.Consumer.MaxDeliver, Parse: e.cfg.Space.ParseExec, Limits: e.cfg.Limits,
+		// Each call on its own goroutine: calls park until the start rule
+		// lets them run, and a lane would hold the turn's other calls.
+		Batch: 64, Backoff: e.cfg.Backoff, Answer: e.answer, Hooks: e.cfg.Hooks, Log: e.cfg.Log,
+	}, e.handle)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/jsconflict"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
@@ -40,8 +41,23 @@ type Config struct {
 	// Limits bound what a result or end marker may carry (default
 	// schemas.DefaultLimits).
 	Limits schemas.Limits
-	Log    *slog.Logger
+	// GapDeadline is how long a result (or the turn's end) waits behind a
+	// call whose result never comes before that call gets an error result
+	// in its place (default DefaultGapDeadline).
+	GapDeadline time.Duration
+	// Backoff spaces the retries of a result waiting behind a gap.
+	Backoff stage.Backoff
+	// Hooks are told of every result's outcome.
+	Hooks stage.Hooks
+	Log   *slog.Logger
 }
+
+// DefaultGapDeadline outlasts the longest call: the 10-minute ceiling on a
+// call's timeout plus the 5 minutes a call may wait for its approval.
+const DefaultGapDeadline = 20 * time.Minute
+
+// DefaultMaxDeliver bounds the deliveries of a result waiting behind a gap.
+const DefaultMaxDeliver = 1000
 
 // Reorder is one instance of the stage.
 type Reorder struct {
@@ -63,8 +79,15 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 		cfg.Lanes = 16
 	}
 	if cfg.Consumer.MaxDeliver == 0 {
-		// A result waiting behind a gap is retried until the gap fills.
-		cfg.Consumer.MaxDeliver = -1
+		// A result waiting behind a gap is retried until the gap fills or
+		// the gap's deadline fills it: the deadline comes well before the
+		// last delivery (about 600 deliveries in 20 minutes at the
+		// back-off's cap).
+		cfg.Consumer.MaxDeliver = DefaultMaxDeliver
+	}
+	cfg.Consumer = cfg.Consumer.WithDefaults()
+	if cfg.GapDeadline <= 0 {
+		cfg.GapDeadline = DefaultGapDeadline
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -95,70 +118,6 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 	return &Reorder{cfg: cfg, js: js, leases: leases, results: results, out: out, cons: cons, cache: newTurnCache(cacheTurns)}, nil
 }
 
-// Run consumes results until ctx is done.
-func (r *Reorder) Run(ctx context.Context) error {
-	sp := r.cfg.Space
-	lanes := stage.NewLanes(context.WithoutCancel(ctx), r.cfg.Lanes, 64, r.handle)
-	defer lanes.Close()
-	return stage.Consume(ctx, r.cons, 256, r.cfg.Log, func(m jetstream.Msg) {
-		p, err := sp.ParseResult(m.Subject())
-		if err != nil {
-			lanes.Submit("", m)
-			return
-		}
-		lanes.Submit(p.Tenant+"."+p.Turn, m)
-	})
-}
-
-func (r *Reorder) handle(ctx context.Context, m jetstream.Msg) {
-	p, err := r.cfg.Space.ParseResult(m.Subject())
-	if err != nil {
-		stage.DeadLetter(ctx, r.js, r.cfg.Space, "", subjects.StageReorder, m, err, r.cfg.Log)
-		return
-	}
-	var bad error
-	if p.Kind == subjects.KindEnd {
-		bad = r.checkEnd(m.Headers(), m.Data())
-	} else {
-		_, bad = r.checkResult(m.Headers(), m.Data(), p.Seq)
-	}
-	if bad != nil {
-		// A bad end marker leaves the turn's count to the lease; a bad
-		// result is answered with an error result in its place (advance
-		// does that when it reaches the seq), so the turn still completes.
-		stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageReorder, m, bad, r.cfg.Log)
-		if p.Kind == subjects.KindEnd {
-			return
-		}
-		if _, err := r.advance(ctx, p, nil); err != nil {
-			r.cfg.Log.Warn("reorder: advancing past a bad result", "subject", m.Subject(), "err", err)
-		}
-		return
-	}
-	cur, err := r.advance(ctx, p, m)
-	passed := cur.done || (p.Kind != subjects.KindEnd && cur.delivered > p.Seq)
-	if err != nil && !passed {
-		r.cfg.Log.Warn("reorder: retrying", "subject", m.Subject(), "err", err)
-		_ = m.NakWithDelay(retryDelay(m))
-		return
-	}
-	if passed {
-		_ = m.Ack()
-		return
-	}
-	// Behind a gap: another result (or the end) must come first. Whoever
-	// fills the gap walks on past this one; the retry is the safety net.
-	_ = m.NakWithDelay(retryDelay(m))
-}
-
-func retryDelay(m jetstream.Msg) time.Duration {
-	n := uint64(1)
-	if md, err := m.Metadata(); err == nil {
-		n = md.NumDelivered
-	}
-	return min(time.Duration(1<<min(n, 6))*50*time.Millisecond, 5*time.Second)
-}
-
 // cursor is a turn's out subject as last read.
 type cursor struct {
 	delivered int    // results appended so far
@@ -172,7 +131,10 @@ const maxRaces = 64
 // advance appends every result that is next in line, starting from the
 // cursor, and turn_done when the end is reached. m is the message in hand,
 // which saves reading it back from the stream.
-func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Msg) (cur cursor, err error) {
+//
+// A missing result whose seq is below fillBefore gets an error result in
+// its place (the gap's deadline has passed); -1 fills nothing.
+func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Msg, fillBefore int) (cur cursor, err error) {
 	key := p.Tenant + "." + p.Turn
 	cur, fromCache := r.cache.cursor(key)
 	if !fromCache {
@@ -216,7 +178,9 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 			if err != nil {
 				return cur, err
 			}
-			if total < 0 || total > cur.delivered {
+			if (total < 0 || total > cur.delivered) && cur.delivered < fillBefore {
+				bad = errNeverArrived{r.cfg.GapDeadline}
+			} else if total < 0 || total > cur.delivered {
 				if fromCache {
 					// A cached cursor may be behind another
 					// instance's appends: check before giving up.
@@ -231,8 +195,9 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 					}
 				}
 				return cur, nil
+			} else {
+				done = &schemas.TurnDone{Results: cur.delivered}
 			}
-			done = &schemas.TurnDone{Results: cur.delivered}
 		}
 		if done != nil {
 			h, body, err = schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: -1}, done)
@@ -256,7 +221,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 			}
 			continue
 		}
-		if err != nil && !stage.IsConflict(err) {
+		if err != nil && !jsconflict.Is(err) {
 			return cur, fmt.Errorf("reorder: append: %w", err)
 		}
 		// Another instance appended first: read where it left the cursor.
@@ -331,18 +296,6 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m jetstream.Msg)
 	return l.Total, nil
 }
 
-// checkEnd reports why an end marker is not a turn_end.
-func (r *Reorder) checkEnd(h nats.Header, body []byte) error {
-	_, data, err := r.cfg.Limits.Decode(h, body)
-	if err != nil {
-		return err
-	}
-	if _, ok := data.(*schemas.TurnEnd); !ok {
-		return fmt.Errorf("end marker is %s, not %s", data.EventType(), schemas.TypeTurnEnd)
-	}
-	return nil
-}
-
 // checkResult reports why a message is not the result of call seq, or
 // returns the result.
 func (r *Reorder) checkResult(h nats.Header, body []byte, seq int) (*schemas.ToolResult, error) {
@@ -364,9 +317,14 @@ func (r *Reorder) checkResult(h nats.Header, body []byte, seq int) (*schemas.Too
 // agent still gets one result per call.
 func (r *Reorder) substitute(p subjects.Parsed, seq int, bad error) (nats.Header, []byte, error) {
 	now := time.Now().UTC()
+	text := "the result of this call was lost: its message was malformed (" + bad.Error() + ")"
+	var never errNeverArrived
+	if errors.As(bad, &never) {
+		text = never.Error()
+	}
 	res := &schemas.ToolResult{
 		Seq: seq, ToolUseID: "unknown", IsError: true, StartedAt: now, FinishedAt: now, Worker: "reorder",
-		Content: sanitizer.Error("the result of this call was lost: its message was malformed ("+bad.Error()+")", sanitizer.Options{}),
+		Content: sanitizer.Error(text, sanitizer.Options{}),
 	}
 	return schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq}, res)
 }

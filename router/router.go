@@ -70,7 +70,11 @@ type Config struct {
 	// Limits bound what an input event may carry (default
 	// schemas.DefaultLimits).
 	Limits schemas.Limits
-	Log    *slog.Logger
+	// Backoff spaces the retries of an event (default stage.Backoff's).
+	Backoff stage.Backoff
+	// Hooks are told of every event's outcome.
+	Hooks stage.Hooks
+	Log   *slog.Logger
 }
 
 // Router routes input events; many may run against one stream.
@@ -108,6 +112,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
+	cfg.Consumer = cfg.Consumer.WithDefaults()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
@@ -164,38 +169,23 @@ func (r *Router) Run(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	}
-	// Lanes keep working on what they were given after ctx ends, so that a
-	// drain finishes the messages it has rather than dropping them.
-	lanes := stage.NewLanes(context.WithoutCancel(ctx), r.cfg.Lanes, 64, r.handle)
-	defer lanes.Close()
-	return stage.Consume(ctx, r.cons, 256, r.cfg.Log, func(m jetstream.Msg) {
-		p, err := r.cfg.Space.ParseIn(m.Subject())
-		if err != nil {
-			lanes.Submit("", m)
-			return
-		}
-		lanes.Submit(p.Tenant+"."+p.Turn, m)
-	})
+	return stage.Run(ctx, r.js, stage.Spec{
+		Stage: subjects.StageRouter, Space: r.cfg.Space, Consumer: r.cons,
+		MaxDeliver: r.cfg.Consumer.MaxDeliver, Parse: r.cfg.Space.ParseIn, Limits: r.cfg.Limits,
+		Lanes: r.cfg.Lanes, Backoff: r.cfg.Backoff, Answer: r.answer, Hooks: r.cfg.Hooks, Log: r.cfg.Log,
+	}, r.handle)
 }
 
-// handle processes one input event and acks, naks or dead-letters it.
-func (r *Router) handle(ctx context.Context, m jetstream.Msg) {
-	p, err := r.cfg.Space.ParseIn(m.Subject())
-	if err != nil {
-		stage.DeadLetter(ctx, r.js, r.cfg.Space, "", subjects.StageRouter, m, err, r.cfg.Log)
-		return
+// handle processes one input event.
+func (r *Router) handle(ctx context.Context, m *stage.Msg) error {
+	p := m.Subject
+	if err := checkTurn(p); err != nil {
+		return stage.Fail(err)
 	}
-	meta, data, err := r.cfg.Limits.Decode(m.Headers(), m.Data())
-	if err != nil {
-		if err := r.poison(ctx, p, m, meta, data, err); err != nil {
-			r.cfg.Log.Warn("router: retrying an unusable event", "subject", m.Subject(), "err", err)
-			_ = m.NakWithDelay(retryDelay(m))
-		}
-		return
-	}
-	switch d := data.(type) {
+	var err error
+	switch d := m.Data.(type) {
 	case *schemas.ToolUse:
-		err = r.use(ctx, p, meta, d)
+		err = r.use(ctx, p, m.Meta, d)
 	case *schemas.TurnEnd:
 		err = r.end(ctx, p, d)
 	case *schemas.TurnCancel:
@@ -203,84 +193,25 @@ func (r *Router) handle(ctx context.Context, m jetstream.Msg) {
 	case *schemas.TurnDiscard:
 		err = r.discard(ctx, p)
 	default:
-		err = &schemas.FieldError{Field: "ce-type", Reason: fmt.Sprintf("%s is not an input event", meta.Type)}
-		stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, err, r.cfg.Log)
-		return
+		return stage.Drop(&schemas.FieldError{Field: "ce-type", Reason: fmt.Sprintf("%s is not an input event", m.Meta.Type)})
 	}
 	var late *lateError
-	switch {
-	case errors.As(err, &late):
+	if errors.As(err, &late) {
 		r.late.Add(1)
-		stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, late, r.cfg.Log)
-		return
-	case err != nil:
-		r.cfg.Log.Warn("router: retrying", "subject", m.Subject(), "err", err)
-		_ = m.NakWithDelay(retryDelay(m))
-		return
+		return stage.Drop(late)
 	}
-	_ = m.Ack()
+	return err
+}
+
+// checkTurn refuses a tenant or turn name the lease cannot use as a key:
+// such an event can never be routed, however often it is retried.
+func checkTurn(p subjects.Parsed) error {
+	if err := subjects.CheckToken("tenant", p.Tenant); err != nil {
+		return err
+	}
+	return subjects.CheckToken("turn", p.Turn)
 }
 
 // Late counts the tool_use events that came after their turn's end and
 // were answered without running.
 func (r *Router) Late() int64 { return r.late.Load() }
-
-// poison handles an event that cannot be used: undecodable, or with a
-// field over a limit. It first answers what the event still names — the
-// call, when its seq is under the limit (from the data or the ce-seq
-// header), gets an error result in its place; an unusable turn_end closes
-// its turn at the calls seen — then dead-letters it. An answer that fails
-// is an error: the message is retried, and both steps may repeat.
-func (r *Router) poison(ctx context.Context, p subjects.Parsed, m jetstream.Msg, meta schemas.Meta, data schemas.Data, cause error) error {
-	var late *lateError
-	switch err := r.answerPoison(ctx, p, meta, data, cause); {
-	case errors.As(err, &late):
-		r.late.Add(1)
-	case err != nil:
-		return err
-	}
-	stage.DeadLetter(ctx, r.js, r.cfg.Space, p.Tenant, subjects.StageRouter, m, cause, r.cfg.Log)
-	return nil
-}
-
-func (r *Router) answerPoison(ctx context.Context, p subjects.Parsed, meta schemas.Meta, data schemas.Data, cause error) error {
-	if subjects.CheckToken("tenant", p.Tenant) != nil || subjects.CheckToken("turn", p.Turn) != nil {
-		return nil
-	}
-	switch p.Kind {
-	case subjects.KindEnd:
-		return r.closeAt(ctx, p, "turn_end not usable, the turn is closed at the calls seen: "+cause.Error())
-	case subjects.KindUse:
-	default:
-		return nil
-	}
-	use := r.limits.identify(meta, data)
-	if use == nil {
-		return nil
-	}
-	// A corrupt copy of a call that is already routed (a good copy came
-	// first) must not replace it.
-	l, _, err := r.store.Get(ctx, p.Tenant, p.Turn)
-	switch {
-	case err == nil:
-		if c := l.Peek(use.Seq); c != nil && c.State != schemas.CallUnknown {
-			return nil
-		}
-	case !errors.Is(err, jetstream.ErrKeyNotFound):
-		return err
-	}
-	why := "Tool call not executed: malformed tool_use event: " + cause.Error()
-	var fe *schemas.FieldError
-	if errors.As(cause, &fe) && fe.Limit != "" {
-		why = "Tool call not executed: the tool_use event is over a limit: " + cause.Error()
-	}
-	return r.reject(ctx, p, use, rejection{why: why})
-}
-
-func retryDelay(m jetstream.Msg) time.Duration {
-	n := uint64(1)
-	if md, err := m.Metadata(); err == nil {
-		n = md.NumDelivered
-	}
-	return min(time.Duration(n)*100*time.Millisecond, 5*time.Second)
-}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -91,6 +92,20 @@ func TestRemotePoolExample(t *testing.T) {
 	case <-exited:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the example did not stop")
+	}
+	// Its withdrawal is what the router hears: wait until it is stored.
+	for {
+		kv, err := js.KeyValue(ctx, subjects.Default().ToolsBucket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keys, err := kv.Keys(ctx); errors.Is(err, jetstream.ErrNoKeysFound) || err == nil && !slicesHasPrefix(keys, "examples.WordCount.") {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the stopped example's advertisement was never withdrawn")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	start := time.Now()
 	out, err = runCLI(t, "run", "--nats", srv.ClientURL(), "--format", "anthropic", "--stream", f)

@@ -132,17 +132,32 @@ type ConsumerConfig struct {
 	MaxDeliver int
 }
 
-// Consumer creates or updates a durable pull consumer on stream.
-func Consumer(ctx context.Context, js jetstream.JetStream, stream, name, filter string, c ConsumerConfig) (jetstream.Consumer, error) {
+// Consumer defaults: a message may be held 30 s without InProgress, 1,000
+// may be out at once, and one is delivered at most 20 times.
+const (
+	DefaultAckWait       = 30 * time.Second
+	DefaultMaxAckPending = 1000
+	DefaultMaxDeliver    = 20
+)
+
+// WithDefaults fills the zero fields of c; the stages read MaxDeliver from
+// it to know a message's last delivery.
+func (c ConsumerConfig) WithDefaults() ConsumerConfig {
 	if c.AckWait == 0 {
-		c.AckWait = 30 * time.Second
+		c.AckWait = DefaultAckWait
 	}
 	if c.MaxAckPending == 0 {
-		c.MaxAckPending = 1000
+		c.MaxAckPending = DefaultMaxAckPending
 	}
 	if c.MaxDeliver == 0 {
-		c.MaxDeliver = 20
+		c.MaxDeliver = DefaultMaxDeliver
 	}
+	return c
+}
+
+// Consumer creates or updates a durable pull consumer on stream.
+func Consumer(ctx context.Context, js jetstream.JetStream, stream, name, filter string, c ConsumerConfig) (jetstream.Consumer, error) {
+	c = c.WithDefaults()
 	cons, err := js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{
 		Durable:       name,
 		FilterSubject: filter,

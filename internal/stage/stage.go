@@ -1,135 +1,136 @@
-// Package stage has what the pipeline's stages share around consuming: a
-// consume loop that hands messages to per-turn lanes, and dead-lettering.
+// Package stage is the runtime the pipeline's stages run on, in the spirit
+// of Watermill: a stage is a Handler plus a Spec. The runtime owns
+// everything around the handler — fetching, per-turn lanes, decoding the
+// event under the limits, ack, nak with one back-off policy, dead letters
+// with a reason, panic recovery, the last delivery — so that a stage
+// cannot lose a call by forgetting one of them.
 //
-// Lanes serialize the messages of one turn inside one instance (fewer lease
-// conflicts, natural per-turn order) while different turns run in parallel.
+// Handlers classify their errors by type (errors.go): retry later (the
+// default), fail (the stage gives up on the message: the call it names is
+// answered with an error result saying why, and the message is
+// dead-lettered), drop (dead-letter only: nothing is left to answer) and
+// leave (the message stays unacknowledged for another instance). On a
+// message's last delivery a retry becomes a failure, so every call that
+// entered the pipeline gets exactly one result even when a stage cannot
+// process it.
 package stage
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"hash/maphash"
 	"log/slog"
-	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
 
-// Handler processes one message; it owns the ack.
-type Handler func(ctx context.Context, m jetstream.Msg)
+// Handler processes one decoded message. It returns nil when the message is
+// done with (the runtime acks it) or an error the runtime classifies.
+type Handler func(ctx context.Context, m *Msg) error
 
-// KeyFunc gives the lane key of a message (usually tenant and turn).
-type KeyFunc func(m jetstream.Msg) string
+// Answerer answers the call a message names when the stage gives up on the
+// message: cause says why, for the error result. m may be only partly
+// decoded (Data nil, Meta.Seq -1) when decoding was what failed.
+type Answerer func(ctx context.Context, m *Msg, cause error) error
 
-// Lanes runs handlers on n goroutines, the same key always on the same one.
-type Lanes struct {
-	seed  maphash.Seed
-	lanes []chan jetstream.Msg
-	wg    sync.WaitGroup
+// Msg is one message as a handler sees it.
+type Msg struct {
+	// Raw is the JetStream message; the runtime owns its ack.
+	Raw jetstream.Msg
+	// Subject is the message's subject, parsed.
+	Subject subjects.Parsed
+	// Meta and Data are the decoded event (Data nil when it did not decode).
+	Meta schemas.Meta
+	Data schemas.Data
+	// Delivered counts the deliveries of the message, this one included.
+	Delivered int
+	// Last is set on the message's last delivery: the server will not
+	// deliver it again, so a retry here would lose it.
+	Last bool
+	// Recv ends when the stage stops receiving; a handler that waits
+	// (a parked call) gives up then and returns Leave.
+	Recv context.Context
 }
 
-// NewLanes starts n lanes running h until Close.
-func NewLanes(ctx context.Context, n, depth int, h Handler) *Lanes {
-	if n <= 0 {
-		n = 1
-	}
-	l := &Lanes{seed: maphash.MakeSeed(), lanes: make([]chan jetstream.Msg, n)}
-	for i := range l.lanes {
-		ch := make(chan jetstream.Msg, depth)
-		l.lanes[i] = ch
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			for m := range ch {
-				h(ctx, m)
-			}
-		}()
-	}
-	return l
+// InProgress tells the server the message is still being worked on, so it
+// is not redelivered while a long call runs or waits.
+func (m *Msg) InProgress() { _ = m.Raw.InProgress() }
+
+// Spec says what a stage consumes and how.
+type Spec struct {
+	// Stage names the stage in dead letters and hooks (subjects.StageRouter, …).
+	Stage    string
+	Space    subjects.Space
+	Consumer jetstream.Consumer
+	// MaxDeliver is the consumer's limit of deliveries (<= 0: none), which
+	// tells the last delivery.
+	MaxDeliver int
+	// Parse reads the stage's subjects.
+	Parse func(subject string) (subjects.Parsed, error)
+	// Limits bound the events the stage decodes.
+	Limits schemas.Limits
+	// Batch is how many messages a pull asks for (default 256).
+	Batch int
+	// Lanes > 0 runs the messages of one turn in order on one of Lanes
+	// goroutines; 0 runs each message on a goroutine of its own (for
+	// handlers that park, as the executor's calls do).
+	Lanes int
+	// LaneDepth is how many messages a lane queues (default 64).
+	LaneDepth int
+	// Backoff spaces the retries of one message.
+	Backoff Backoff
+	// Answer answers the call of a message the stage gives up on (nil:
+	// the stage has no call to answer, as for the reorder's end markers).
+	Answer Answerer
+	// Hooks are told of every message's outcome (metrics, tracing).
+	Hooks Hooks
+	Log   *slog.Logger
 }
 
-// Submit queues m on the lane of key; it blocks when that lane is full,
-// which is the back-pressure the consumer's MaxAckPending expects.
-func (l *Lanes) Submit(key string, m jetstream.Msg) {
-	l.lanes[maphash.String(l.seed, key)%uint64(len(l.lanes))] <- m
+// Outcome is what became of one delivery.
+type Outcome int
+
+// The outcomes of a delivery.
+const (
+	Acked        Outcome = iota // done
+	Retried                     // nak'ed with a delay
+	DeadLettered                // given up on, its call answered where it names one
+	Left                        // left unacknowledged for another instance
+)
+
+// String names the outcome in logs and metrics.
+func (o Outcome) String() string {
+	switch o {
+	case Acked:
+		return "acked"
+	case Retried:
+		return "retried"
+	case DeadLettered:
+		return "dead_lettered"
+	case Left:
+		return "left"
+	}
+	return "unknown"
 }
 
-// Close stops accepting messages and waits for the queued ones.
-func (l *Lanes) Close() {
-	for _, ch := range l.lanes {
-		close(ch)
-	}
-	l.wg.Wait()
+// Hooks are called by the runtime; nil fields are skipped.
+type Hooks struct {
+	// Handled follows every delivery: the stage, what became of it and how
+	// long the handler took.
+	Handled func(stage string, o Outcome, took time.Duration)
 }
 
-// Consume runs fn for every message of cons until ctx is done, then stops
-// the consume context and returns. Errors of the pull are logged, not fatal:
-// the client re-pulls by itself.
-func Consume(ctx context.Context, cons jetstream.Consumer, batch int, log *slog.Logger, fn func(jetstream.Msg)) error {
-	cc, err := cons.Consume(fn,
-		jetstream.PullMaxMessages(batch),
-		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-			if ctx.Err() == nil && !errors.Is(err, jetstream.ErrNoHeartbeat) {
-				log.Debug("consume", "err", err)
-			}
-		}))
-	if err != nil {
-		return fmt.Errorf("stage: consume: %w", err)
+func (s *Spec) withDefaults() {
+	if s.Batch <= 0 {
+		s.Batch = 256
 	}
-	<-ctx.Done()
-	cc.Stop()
-	<-cc.Closed()
-	return nil
-}
-
-// DeadLetter copies m to the stage's dead-letter subject with the reason and
-// terminates it, so a poison message stops being redelivered and the stage
-// carries on. tenant may be empty when the subject did not say.
-func DeadLetter(ctx context.Context, js jetstream.JetStream, sp subjects.Space, tenant, stageName string, m jetstream.Msg, reason error, log *slog.Logger) {
-	if tenant == "" || subjects.CheckToken("tenant", tenant) != nil {
-		tenant = subjects.DefaultTenant
+	if s.LaneDepth <= 0 {
+		s.LaneDepth = 64
 	}
-	dl := nats.NewMsg(sp.DLQ(tenant, stageName))
-	// Only the event's own headers travel: a producer's Nats-Expected-* or
-	// Nats-Msg-Id would make the copy fail or be dropped as a duplicate.
-	for k, v := range schemas.EventHeaders(m.Headers()) {
-		dl.Header[k] = v
+	s.Backoff = s.Backoff.WithDefaults()
+	s.Limits = s.Limits.WithDefaults()
+	if s.Log == nil {
+		s.Log = slog.New(slog.DiscardHandler)
 	}
-	dl.Header.Set(schemas.HeaderDLQReason, reason.Error())
-	dl.Header.Set(schemas.HeaderDLQSubject, m.Subject())
-	dl.Header.Set(schemas.HeaderDLQStage, stageName)
-	dl.Data = m.Data()
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if _, err := js.PublishMsg(pctx, dl); err != nil {
-		log.Error("dead-letter publish failed", "subject", m.Subject(), "reason", reason, "err", err)
-	}
-	log.Warn("dead-lettered", "stage", stageName, "subject", m.Subject(), "reason", reason)
-	_ = m.TermWithReason(truncate(reason.Error(), 200))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}
-
-// jsErrWrongLastSequenceReplicated is the conflict code of a replicated
-// stream's pre-proposal check; nats.go names only the R1 code (10071).
-const jsErrWrongLastSequenceReplicated = 10164
-
-// IsConflict reports whether a publish failed its expected-last-sequence
-// check: 10071 on a single node, 10164 on a replicated stream.
-func IsConflict(err error) bool {
-	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == jsErrWrongLastSequenceReplicated
-	}
-	return false
 }

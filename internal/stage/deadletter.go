@@ -1,0 +1,45 @@
+package stage
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// DeadLetter copies m to the stage's dead-letter subject with the reason and
+// terminates it, so a poison message stops being redelivered and the stage
+// carries on. tenant may be empty when the subject did not say.
+func DeadLetter(ctx context.Context, js jetstream.JetStream, sp subjects.Space, tenant, stageName string, m jetstream.Msg, reason error, log *slog.Logger) {
+	if tenant == "" || subjects.CheckToken("tenant", tenant) != nil {
+		tenant = subjects.DefaultTenant
+	}
+	dl := nats.NewMsg(sp.DLQ(tenant, stageName))
+	// Only the event's own headers travel: a producer's Nats-Expected-* or
+	// Nats-Msg-Id would make the copy fail or be dropped as a duplicate.
+	for k, v := range schemas.EventHeaders(m.Headers()) {
+		dl.Header[k] = v
+	}
+	dl.Header.Set(schemas.HeaderDLQReason, reason.Error())
+	dl.Header.Set(schemas.HeaderDLQSubject, m.Subject())
+	dl.Header.Set(schemas.HeaderDLQStage, stageName)
+	dl.Data = m.Data()
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := js.PublishMsg(pctx, dl); err != nil {
+		log.Error("dead-letter publish failed", "subject", m.Subject(), "reason", reason, "err", err)
+	}
+	log.Warn("dead-lettered", "stage", stageName, "subject", m.Subject(), "reason", reason)
+	_ = m.TermWithReason(truncate(reason.Error(), 200))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

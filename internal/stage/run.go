@@ -1,0 +1,148 @@
+package stage
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/schemas"
+)
+
+// Run consumes spec.Consumer with h until ctx is done. A message handed to
+// a handler is finished with a context that outlives ctx, so that a drain
+// finishes what it has rather than dropping it; Msg.Recv ends with ctx.
+func Run(ctx context.Context, js jetstream.JetStream, spec Spec, h Handler) error {
+	spec.withDefaults()
+	r := &runner{spec: spec, js: js, h: h, recv: ctx}
+	work := context.WithoutCancel(ctx)
+	var submit func(jetstream.Msg)
+	if spec.Lanes > 0 {
+		l := newLanes(work, spec.Lanes, spec.LaneDepth, r.deliver)
+		defer l.close()
+		submit = func(m jetstream.Msg) { l.submit(r.laneKey(m), m) }
+	} else {
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		submit = func(m jetstream.Msg) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.deliver(work, m)
+			}()
+		}
+	}
+	return consume(ctx, spec.Consumer, spec.Batch, spec.Log, submit)
+}
+
+// runner is one running stage.
+type runner struct {
+	spec Spec
+	js   jetstream.JetStream
+	h    Handler
+	recv context.Context
+}
+
+// laneKey keeps a turn's messages on one lane; a subject that does not
+// parse goes to the lane of "", where deliver dead-letters it.
+func (r *runner) laneKey(m jetstream.Msg) string {
+	p, err := r.spec.Parse(m.Subject())
+	if err != nil {
+		return ""
+	}
+	return p.Tenant + "." + p.Turn
+}
+
+// deliver takes one delivery from receipt to its outcome.
+func (r *runner) deliver(ctx context.Context, raw jetstream.Msg) {
+	start := time.Now()
+	m := &Msg{Raw: raw, Meta: schemas.Meta{Seq: -1}, Recv: r.recv, Delivered: 1}
+	if md, err := raw.Metadata(); err == nil {
+		m.Delivered = int(md.NumDelivered)
+	}
+	m.Last = r.spec.MaxDeliver > 0 && m.Delivered >= r.spec.MaxDeliver
+	err := r.prepare(m)
+	if err == nil {
+		err = r.call(ctx, m)
+	}
+	o := r.settle(ctx, m, err)
+	if r.spec.Hooks.Handled != nil {
+		r.spec.Hooks.Handled(r.spec.Stage, o, time.Since(start))
+	}
+}
+
+// prepare parses the subject and decodes the event under the limits. What
+// decoded stays in m even when the rest did not, for the answer.
+func (r *runner) prepare(m *Msg) error {
+	p, err := r.spec.Parse(m.Raw.Subject())
+	if err != nil {
+		// No turn to answer in: the subject says none.
+		return Drop(err)
+	}
+	m.Subject = p
+	m.Meta, m.Data, err = r.spec.Limits.Decode(m.Raw.Headers(), m.Raw.Data())
+	if err != nil {
+		return Fail(&MalformedError{Err: err})
+	}
+	return nil
+}
+
+// call runs the handler; a panic is the message's failure, not the
+// process's end.
+func (r *runner) call(ctx context.Context, m *Msg) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.spec.Log.Error("stage handler panicked", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "panic", v, "stack", string(debug.Stack()))
+			err = Fail(fmt.Errorf("%s stage panicked handling this message: %v", r.spec.Stage, v))
+		}
+	}()
+	return r.h(ctx, m)
+}
+
+// settle acks, naks or gives up on the message as err says.
+func (r *runner) settle(ctx context.Context, m *Msg, err error) Outcome {
+	if err == nil {
+		_ = m.Raw.Ack()
+		return Acked
+	}
+	c := classify(err)
+	switch c.kind {
+	case kindLeave:
+		return Left
+	case kindDrop:
+		return r.giveUp(ctx, m, c.err, false)
+	case kindFail:
+		return r.giveUp(ctx, m, c.err, true)
+	}
+	if m.Last {
+		return r.giveUp(ctx, m, fmt.Errorf("%s stage gave up after %d deliveries: %w", r.spec.Stage, m.Delivered, c.err), true)
+	}
+	delay := c.after
+	if delay <= 0 {
+		delay = r.spec.Backoff.Delay(m.Delivered)
+	}
+	r.spec.Log.Warn("retrying", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "delivery", m.Delivered, "in", delay, "err", c.err)
+	_ = m.Raw.NakWithDelay(delay)
+	return Retried
+}
+
+// giveUp answers the call the message names (when answer is set and the
+// stage has calls to answer), then dead-letters the message. An answer
+// that fails is retried with the message while it has deliveries left: the
+// dead letter must not come before the answer, or the call is lost.
+func (r *runner) giveUp(ctx context.Context, m *Msg, cause error, answer bool) Outcome {
+	if answer && r.spec.Answer != nil {
+		if err := r.spec.Answer(ctx, m, cause); err != nil {
+			if !m.Last {
+				r.spec.Log.Warn("could not answer a message given up on; retrying", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "cause", cause, "err", err)
+				_ = m.Raw.NakWithDelay(r.spec.Backoff.Delay(m.Delivered))
+				return Retried
+			}
+			r.spec.Log.Error("could not answer a message on its last delivery", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "cause", cause, "err", err)
+		}
+	}
+	DeadLetter(ctx, r.js, r.spec.Space, m.Subject.Tenant, r.spec.Stage, m.Raw, cause, r.spec.Log)
+	return DeadLettered
+}

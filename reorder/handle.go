@@ -1,0 +1,111 @@
+package reorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/toolwire/toolwire/internal/stage"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// Run consumes results until ctx is done.
+func (r *Reorder) Run(ctx context.Context) error {
+	return stage.Run(ctx, r.js, stage.Spec{
+		Stage: subjects.StageReorder, Space: r.cfg.Space, Consumer: r.cons,
+		MaxDeliver: r.cfg.Consumer.MaxDeliver, Parse: r.cfg.Space.ParseResult, Limits: r.cfg.Limits,
+		Lanes: r.cfg.Lanes, Backoff: r.cfg.Backoff, Answer: r.answer, Hooks: r.cfg.Hooks, Log: r.cfg.Log,
+	}, r.handle)
+}
+
+// errBehindGap is the retry of a result whose turn's cursor has not reached
+// it: another result (or the end) must come first. Whoever fills the gap
+// walks on past this one; the retry is the safety net.
+var errBehindGap = errors.New("reorder: waiting behind an earlier call's result")
+
+// errNeverArrived is the answer of a call whose result never came while a
+// later result (or the turn's end) waited the gap's deadline for it.
+type errNeverArrived struct{ waited time.Duration }
+
+func (e errNeverArrived) Error() string {
+	return fmt.Sprintf("the result of this call never arrived: the turn waited %s for it after a later result (or the turn's end) was stored", e.waited)
+}
+
+// handle moves the turn's cursor as far as the stored results allow.
+func (r *Reorder) handle(ctx context.Context, m *stage.Msg) error {
+	p := m.Subject
+	if err := check(p, m); err != nil {
+		return stage.Fail(err)
+	}
+	fill := -1
+	if r.overdue(m) || m.Last {
+		// The gap's deadline has passed, or the server will not deliver
+		// this message again: the calls before it that never came are
+		// answered now.
+		fill = fillLimit(p)
+	}
+	cur, err := r.advance(ctx, p, m.Raw, fill)
+	passed := cur.done || (p.Kind != subjects.KindEnd && cur.delivered > p.Seq)
+	switch {
+	case passed:
+		return nil
+	case err != nil:
+		return err
+	}
+	return errBehindGap
+}
+
+// answer is the reorder's stage.Answerer. A bad result gets an error result
+// in its place when the cursor reaches it (advance substitutes it); a bad
+// end marker leaves the turn's count to the lease. On a message's last
+// delivery the calls before it that never came are answered, so no turn
+// waits for ever.
+func (r *Reorder) answer(ctx context.Context, m *stage.Msg, _ error) error {
+	if m.Subject.Kind == subjects.KindEnd && !m.Last {
+		return nil
+	}
+	fill := -1
+	if m.Last {
+		fill = fillLimit(m.Subject)
+	}
+	_, err := r.advance(ctx, m.Subject, nil, fill)
+	return err
+}
+
+// check reports why a message is not what its subject says: the turn's
+// end marker or the result of call p.Seq.
+func check(p subjects.Parsed, m *stage.Msg) error {
+	if p.Kind == subjects.KindEnd {
+		if _, ok := m.Data.(*schemas.TurnEnd); !ok {
+			return fmt.Errorf("end marker is %s, not %s", m.Meta.Type, schemas.TypeTurnEnd)
+		}
+		return nil
+	}
+	res, ok := m.Data.(*schemas.ToolResult)
+	if !ok {
+		return fmt.Errorf("result slot holds %s, not %s", m.Meta.Type, schemas.TypeToolResult)
+	}
+	if res.Seq != p.Seq || m.Meta.Seq != p.Seq {
+		return fmt.Errorf("result for seq %d (ce-seq %d) in the slot of seq %d", res.Seq, m.Meta.Seq, p.Seq)
+	}
+	return nil
+}
+
+// overdue reports whether the message has waited the gap's deadline since
+// it was stored.
+func (r *Reorder) overdue(m *stage.Msg) bool {
+	md, err := m.Raw.Metadata()
+	return err == nil && time.Since(md.Timestamp) > r.cfg.GapDeadline
+}
+
+// fillLimit is how far a waiting message may fill the gap before it: up to
+// its own seq for a result, the whole turn for the end marker.
+func fillLimit(p subjects.Parsed) int {
+	if p.Kind == subjects.KindEnd {
+		return math.MaxInt
+	}
+	return p.Seq
+}

@@ -1,0 +1,70 @@
+package router
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/stage"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// answer is the router's stage.Answerer: what an input event the router
+// gives up on still names gets its answer, so that the turn completes. A
+// call whose seq is known (from the data or the ce-seq header, under the
+// limit) gets an error result in its place; a turn_end closes its turn at
+// the calls seen. When the lease cannot be used (its bucket is gone, the
+// turn's name is no key), the answer goes to the result stream directly.
+func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
+	p := m.Subject
+	switch p.Kind {
+	case subjects.KindEnd, subjects.KindUse:
+	default:
+		return nil
+	}
+	if p.Kind == subjects.KindEnd {
+		err := r.closeAt(ctx, p, "turn_end not usable, the turn is closed at the calls seen: "+cause.Error())
+		if err == nil {
+			return nil
+		}
+		if e, ok := m.Data.(*schemas.TurnEnd); ok && e.Calls <= r.cfg.Limits.MaxCallsPerTurn {
+			return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: e.Calls, StopReason: "error", Error: cause.Error()})
+		}
+		return err
+	}
+	use := r.limits.identify(m.Meta, m.Data)
+	if use == nil {
+		return nil
+	}
+	why := "Tool call not executed: " + cause.Error()
+	var fe *schemas.FieldError
+	var bad *stage.MalformedError
+	switch {
+	case errors.As(cause, &fe) && fe.Limit != "":
+		why = "Tool call not executed: the tool_use event is over a limit: " + cause.Error()
+	case errors.As(cause, &bad):
+		why = "Tool call not executed: malformed tool_use event: " + cause.Error()
+	}
+	// A corrupt copy of a call that is already routed (a good copy came
+	// first) must not replace it.
+	l, _, err := r.store.Get(ctx, p.Tenant, p.Turn)
+	switch {
+	case err == nil:
+		if c := l.Peek(use.Seq); c != nil && c.State != schemas.CallUnknown {
+			return nil
+		}
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return r.publishResult(ctx, p, use, why, false)
+	}
+	var late *lateError
+	err = r.reject(ctx, p, use, rejection{why: why})
+	switch {
+	case errors.As(err, &late):
+		r.late.Add(1)
+		return nil
+	case err != nil:
+		return r.publishResult(ctx, p, use, why, false)
+	}
+	return nil
+}
