@@ -52,8 +52,20 @@ func New(nc *nats.Conn, cfg Config) (*Client, error) {
 	return &Client{cfg: cfg, nc: nc, js: js}, nil
 }
 
-// NewTurnID returns a fresh turn id.
+// NewTurnID returns a fresh turn id: unique without coordination, and a
+// valid subject token, as every method that takes a turn id requires.
 func NewTurnID() string { return "turn_" + nuid.Next() }
+
+// checkTurn refuses a turn id that cannot be one subject token, before
+// anything is sent or subscribed: "a.b" would publish where no stream
+// listens, and "*" or ">" would read or steer every turn of the tenant.
+// op names the method, so that the error says what was refused and why.
+func checkTurn(op, turn string) error {
+	if err := subjects.CheckToken("turn", turn); err != nil {
+		return fmt.Errorf("client: %s: %w", op, err)
+	}
+	return nil
+}
 
 // outStream binds the out stream once.
 func (c *Client) outStream(ctx context.Context) (jetstream.Stream, error) {

@@ -1,30 +1,13 @@
 package client
 
-import (
-	"fmt"
-
-	"github.com/nats-io/nats.go"
-	"github.com/toolwire/toolwire/schemas"
-)
+import "github.com/toolwire/toolwire/schemas"
 
 // Progress calls fn with each of a turn's progress events as they happen
-// (completion order, best effort) until stop is called. It is subscribed
-// when it returns, so call it before submitting: progress is not stored.
-// fn runs on the subscription's goroutine and must not block.
+// (completion order, best effort) until stop is called: a tool's own lines
+// while it runs, and a line as each call finishes. It is subscribed when
+// it returns, so call it before submitting: progress is not stored. fn
+// runs on the subscription's goroutine and must not block; a call of fn
+// under way when stop is called may still finish after stop returns.
 func (c *Client) Progress(turn string, fn func(*schemas.ToolProgress)) (stop func(), err error) {
-	sub, err := c.nc.Subscribe(c.cfg.Space.Progress(c.cfg.Tenant, turn), func(m *nats.Msg) {
-		if _, data, err := schemas.Decode(m.Header, m.Data); err == nil {
-			if p, ok := data.(*schemas.ToolProgress); ok {
-				fn(p)
-			}
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("client: progress of %s: %w", turn, err)
-	}
-	if err := c.nc.Flush(); err != nil {
-		_ = sub.Unsubscribe()
-		return nil, fmt.Errorf("client: progress of %s: %w", turn, err)
-	}
-	return func() { _ = sub.Unsubscribe() }, nil
+	return subscribe(c, "progress", turn, c.cfg.Space.Progress(c.cfg.Tenant, turn), fn)
 }

@@ -38,6 +38,10 @@ const rescanEvery = 500 * time.Millisecond
 // agent platform can follow thousands of turns at once.
 func (c *Client) Results(ctx context.Context, turn string) iter.Seq2[Delivery, error] {
 	return func(yield func(Delivery, error) bool) {
+		if err := checkTurn("results", turn); err != nil {
+			yield(Delivery{}, err)
+			return
+		}
 		subject := c.cfg.Space.Out(c.cfg.Tenant, turn)
 		live := make(chan *nats.Msg, 1024)
 		sub, err := c.nc.ChanSubscribe(subject, live)

@@ -67,8 +67,8 @@ type StreamSummary struct {
 // CallTooLargeError), the calls after it are sent, the turn ends, and the
 // refusal is returned with whatever else failed.
 func (c *Client) SubmitStream(ctx context.Context, turn string, parser modelstream.Parser, r io.Reader, opts TurnOptions) (StreamSummary, error) {
-	if err := subjects.CheckToken("turn", turn); err != nil {
-		return StreamSummary{}, fmt.Errorf("client: %w", err)
+	if err := checkTurn("submit stream", turn); err != nil {
+		return StreamSummary{}, err
 	}
 	sum := StreamSummary{StartedAt: time.Now().UTC()}
 	var refused []error
@@ -101,8 +101,8 @@ func (c *Client) SubmitStream(ctx context.Context, turn string, parser modelstre
 // refuses for its size is answered in its place and the turn still ends, as
 // in SubmitStream; the refusal is returned once every other event is stored.
 func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opts TurnOptions) error {
-	if err := subjects.CheckToken("turn", turn); err != nil {
-		return fmt.Errorf("client: %w", err)
+	if err := checkTurn("submit calls", turn); err != nil {
+		return err
 	}
 	// The whole turn is known: send every event without waiting, then wait
 	// for all the acks, one round trip instead of one per call. A single
@@ -129,8 +129,8 @@ func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opt
 // turn. A *CallTooLargeError means the call was answered in its place: the
 // turn can still end with it counted.
 func (c *Client) SubmitCall(ctx context.Context, turn string, seq int, call Call, opts TurnOptions) error {
-	if err := subjects.CheckToken("turn", turn); err != nil {
-		return fmt.Errorf("client: %w", err)
+	if err := checkTurn("submit call", turn); err != nil {
+		return err
 	}
 	tooLarge, err := c.publishUse(ctx, nil, turn, call.use(seq), opts)
 	if err != nil {
@@ -144,6 +144,9 @@ func (c *Client) SubmitCall(ctx context.Context, turn string, seq int, call Call
 
 // EndTurn says a turn has exactly calls calls.
 func (c *Client) EndTurn(ctx context.Context, turn string, calls int, stopReason string) error {
+	if err := checkTurn("end turn", turn); err != nil {
+		return err
+	}
 	return c.publishEnd(ctx, nil, turn, &schemas.TurnEnd{Calls: calls, StopReason: stopReason})
 }
 
