@@ -16,6 +16,9 @@ import (
 
 // Config configures a client.
 type Config struct {
+	// Space is the name space of the pipeline's streams and subjects; it
+	// must be the one the stages run with (subjects.Default unless
+	// configured).
 	Space subjects.Space
 	// Tenant is the tenant of every turn (default subjects.DefaultTenant).
 	Tenant string
@@ -23,7 +26,8 @@ type Config struct {
 	Source string
 }
 
-// Client submits turns and reads their results.
+// Client submits turns and reads their results. It is safe for concurrent
+// use: one client can follow many turns at once.
 type Client struct {
 	cfg Config
 	nc  *nats.Conn
@@ -33,8 +37,9 @@ type Client struct {
 	out jetstream.Stream
 }
 
-// New returns a client on nc. The streams must exist (any stage, or
-// provision.Streams, creates them).
+// New returns a client on nc. The streams must exist: a router, executor
+// or reorder stage creates them when it starts, as do pipeline.Start and
+// `toolwire serve`.
 func New(nc *nats.Conn, cfg Config) (*Client, error) {
 	if cfg.Tenant == "" {
 		cfg.Tenant = subjects.DefaultTenant

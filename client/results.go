@@ -15,8 +15,10 @@ import (
 // Delivery is one item of a turn's ordered output: a result, or, last, the
 // turn's completion.
 type Delivery struct {
+	// Result is a call's result; nil in the last delivery.
 	Result *schemas.ToolResult
-	Done   *schemas.TurnDone
+	// Done is the turn's completion, set only in the last delivery.
+	Done *schemas.TurnDone
 	// At is when the client received it.
 	At time.Time
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/toolwire/toolwire/subjects"
 )
 
-// TurnOptions tune one turn.
+// TurnOptions tune one turn; the zero value keeps the pipeline's defaults.
 type TurnOptions struct {
 	// MaxConcurrency overrides the router's per-turn limit (0: keep it).
 	MaxConcurrency int
@@ -22,8 +22,12 @@ type TurnOptions struct {
 
 // Call is a call submitted without a stream.
 type Call struct {
-	ID    string
-	Name  string
+	// ID is the model's tool_use id, which the result carries back; when
+	// empty, the client makes one from the turn and the call's position.
+	ID string
+	// Name is the tool the model chose.
+	Name string
+	// Input is the arguments object (empty: no arguments, {}).
 	Input json.RawMessage
 	// Incomplete, when set, says why the call's block never completed (a
 	// cut stream); Input is then the argument text as far as it came. The
@@ -45,12 +49,16 @@ func (call Call) use(seq int) modelstream.Call {
 
 // StreamSummary says what a submitted stream held.
 type StreamSummary struct {
+	// Calls is how many calls the turn's end counts, and StopReason the
+	// model's stop reason, as the stream ended.
 	Calls      int
 	StopReason string
 	// Err is the stream's own failure (an error event, a cut-off), if any.
 	Err string
 	// Uses are the calls as parsed, by seq.
-	Uses      []modelstream.Call
+	Uses []modelstream.Call
+	// StartedAt is when reading began, EndedAt when the stream's end was
+	// read (zero if it never came).
 	StartedAt time.Time
 	EndedAt   time.Time
 	// Ended is set once the turn's end is stored: the pipeline will answer
