@@ -5,23 +5,20 @@ package client
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"sync"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
-	"github.com/toolwire/toolwire/modelstream"
-	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
 
 // Config configures a client.
 type Config struct {
+	// Space is the name space of the pipeline's streams and subjects; it
+	// must be the one the stages run with (subjects.Default unless
+	// configured).
 	Space subjects.Space
 	// Tenant is the tenant of every turn (default subjects.DefaultTenant).
 	Tenant string
@@ -29,7 +26,8 @@ type Config struct {
 	Source string
 }
 
-// Client submits turns and reads their results.
+// Client submits turns and reads their results. It is safe for concurrent
+// use: one client can follow many turns at once.
 type Client struct {
 	cfg Config
 	nc  *nats.Conn
@@ -39,8 +37,9 @@ type Client struct {
 	out jetstream.Stream
 }
 
-// New returns a client on nc. The streams must exist (any stage, or
-// provision.Streams, creates them).
+// New returns a client on nc. The streams must exist: a router, executor
+// or reorder stage creates them when it starts, as do pipeline.Start and
+// `toolwire serve`.
 func New(nc *nats.Conn, cfg Config) (*Client, error) {
 	if cfg.Tenant == "" {
 		cfg.Tenant = subjects.DefaultTenant
@@ -58,236 +57,17 @@ func New(nc *nats.Conn, cfg Config) (*Client, error) {
 	return &Client{cfg: cfg, nc: nc, js: js}, nil
 }
 
-// NewTurnID returns a fresh turn id.
+// NewTurnID returns a fresh turn id: unique without coordination, and a
+// valid subject token, as every method that takes a turn id requires.
 func NewTurnID() string { return "turn_" + nuid.Next() }
 
-// TurnOptions tune one turn.
-type TurnOptions struct {
-	// MaxConcurrency overrides the router's per-turn limit (0: keep it).
-	MaxConcurrency int
-}
-
-// Call is a call submitted without a stream.
-type Call struct {
-	ID    string
-	Name  string
-	Input json.RawMessage
-	// Incomplete, when set, says why the call's block never completed (a
-	// cut stream); Input is then the argument text as far as it came. The
-	// pipeline answers such a call and never runs it.
-	Incomplete string
-}
-
-// use is the call at position seq as an adapter reports it.
-func (call Call) use(seq int) modelstream.Call {
-	if call.Incomplete != "" {
-		return modelstream.Call{Seq: seq, ID: call.ID, Name: call.Name, RawInput: string(call.Input), Err: call.Incomplete}
-	}
-	input := call.Input
-	if len(input) == 0 {
-		input = json.RawMessage(`{}`)
-	}
-	return modelstream.Call{Seq: seq, ID: call.ID, Name: call.Name, Input: input, Complete: true}
-}
-
-// StreamSummary says what a submitted stream held.
-type StreamSummary struct {
-	Calls      int
-	StopReason string
-	// Err is the stream's own failure (an error event, a cut-off), if any.
-	Err string
-	// Uses are the calls as parsed, by seq.
-	Uses      []modelstream.Call
-	StartedAt time.Time
-	EndedAt   time.Time
-	// Ended is set once the turn's end is stored: the pipeline will answer
-	// every call the turn counts, whatever else failed.
-	Ended bool
-}
-
-// SubmitStream reads a model's response stream with parser and publishes
-// each call the moment it is complete, then the turn's end. It returns when
-// the stream has ended; the results come through Results.
-//
-// A call the server refuses for its size (a *CallTooLargeError in the
-// error) does not stop the stream: it is answered in its place (see
-// CallTooLargeError), the calls after it are sent, the turn ends, and the
-// refusal is returned with whatever else failed.
-func (c *Client) SubmitStream(ctx context.Context, turn string, parser modelstream.Parser, r io.Reader, opts TurnOptions) (StreamSummary, error) {
+// checkTurn refuses a turn id that cannot be one subject token, before
+// anything is sent or subscribed: "a.b" would publish where no stream
+// listens, and "*" or ">" would read or steer every turn of the tenant.
+// op names the method, so that the error says what was refused and why.
+func checkTurn(op, turn string) error {
 	if err := subjects.CheckToken("turn", turn); err != nil {
-		return StreamSummary{}, fmt.Errorf("client: %w", err)
-	}
-	sum := StreamSummary{StartedAt: time.Now().UTC()}
-	var refused []error
-	h := modelstream.HandlerFuncs{
-		OnCall: func(ctx context.Context, call modelstream.Call) error {
-			sum.Uses = append(sum.Uses, call)
-			tooLarge, err := c.publishUse(ctx, nil, turn, call, opts)
-			if tooLarge != nil {
-				refused = append(refused, tooLarge)
-			}
-			return err
-		},
-		OnEnd: func(ctx context.Context, e modelstream.End) error {
-			sum.Calls, sum.StopReason, sum.Err = e.Calls, e.StopReason, e.Err
-			sum.EndedAt = time.Now().UTC()
-			if err := c.publishEnd(ctx, nil, turn, &schemas.TurnEnd{Calls: e.Calls, StopReason: e.StopReason, Error: e.Err}); err != nil {
-				return err
-			}
-			sum.Ended = true
-			return nil
-		},
-	}
-	if err := parser.Parse(ctx, r, h); err != nil {
-		return sum, errors.Join(append(refused, fmt.Errorf("client: turn %s: %w", turn, err))...)
-	}
-	return sum, errors.Join(refused...)
-}
-
-// SubmitCalls publishes calls as one complete turn. A call the server
-// refuses for its size is answered in its place and the turn still ends, as
-// in SubmitStream; the refusal is returned once every other event is stored.
-func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opts TurnOptions) error {
-	if err := subjects.CheckToken("turn", turn); err != nil {
-		return fmt.Errorf("client: %w", err)
-	}
-	// The whole turn is known: send every event without waiting, then wait
-	// for all the acks, one round trip instead of one per call. A single
-	// connection keeps them in order.
-	p := &pending{}
-	var refused []error
-	for i, call := range calls {
-		tooLarge, err := c.publishUse(ctx, p, turn, call.use(i), opts)
-		if err != nil {
-			return errors.Join(append(refused, err)...)
-		}
-		if tooLarge != nil {
-			refused = append(refused, tooLarge)
-		}
-	}
-	if err := c.publishEnd(ctx, p, turn, &schemas.TurnEnd{Calls: len(calls), StopReason: "tool_use"}); err != nil {
-		return errors.Join(append(refused, err)...)
-	}
-	return errors.Join(append(refused, p.wait(ctx))...)
-}
-
-// pending collects the acks of publishes sent without waiting.
-type pending struct {
-	futures []jetstream.PubAckFuture
-}
-
-// wait returns the first failed publish, or nil when all were stored.
-func (p *pending) wait(ctx context.Context) error {
-	for _, f := range p.futures {
-		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			return fmt.Errorf("client: publish %s: %w", f.Msg().Subject, err)
-		case <-ctx.Done():
-			return fmt.Errorf("client: publish %s: %w", f.Msg().Subject, ctx.Err())
-		}
-	}
-	return nil
-}
-
-// SubmitCall publishes one call of a turn as soon as it is known, for an
-// adapter of its own; seq is the call's 0-based position. EndTurn closes the
-// turn. A *CallTooLargeError means the call was answered in its place: the
-// turn can still end with it counted.
-func (c *Client) SubmitCall(ctx context.Context, turn string, seq int, call Call, opts TurnOptions) error {
-	if err := subjects.CheckToken("turn", turn); err != nil {
-		return fmt.Errorf("client: %w", err)
-	}
-	tooLarge, err := c.publishUse(ctx, nil, turn, call.use(seq), opts)
-	if err != nil {
-		return err
-	}
-	if tooLarge != nil {
-		return tooLarge
-	}
-	return nil
-}
-
-// EndTurn says a turn has exactly calls calls.
-func (c *Client) EndTurn(ctx context.Context, turn string, calls int, stopReason string) error {
-	return c.publishEnd(ctx, nil, turn, &schemas.TurnEnd{Calls: calls, StopReason: stopReason})
-}
-
-// publishUse publishes a call's tool_use. When the server refuses the
-// event for its size, it publishes the call's stand-in instead and returns
-// the refusal as tooLarge; err is a failure that leaves the call unsent.
-func (c *Client) publishUse(ctx context.Context, p *pending, turn string, call modelstream.Call, opts TurnOptions) (tooLarge *CallTooLargeError, err error) {
-	id := call.ID
-	if id == "" {
-		id = fmt.Sprintf("toolu_tw_%s_%d", turn, call.Seq)
-	}
-	u := &schemas.ToolUse{
-		Seq: call.Seq, ToolUseID: id, Name: call.Name, Complete: call.Complete,
-		Error: call.Err, MaxConcurrency: opts.MaxConcurrency,
-	}
-	switch {
-	case call.Complete:
-		u.Input = schemas.RawJSON(call.Input)
-	case call.Ended && call.Name != "":
-		// The block ended but its text is malformed: the router's repair
-		// may still make a call of it, or answer it with the parse error.
-		u.Complete, u.RawInput, u.Error = true, call.RawInput, ""
-	default:
-		u.RawInput = call.RawInput
-	}
-	subject, msgID := c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindUse), subjects.UseMsgID(c.cfg.Tenant, turn, call.Seq)
-	m, err := c.encode(subject, turn, call.Seq, u)
-	if err != nil {
-		return nil, err
-	}
-	err = c.sendMsg(ctx, p, m, msgID)
-	if !errors.Is(err, nats.ErrMaxPayload) {
-		return nil, err
-	}
-	return c.standIn(ctx, p, turn, u, m, msgID, err)
-}
-
-func (c *Client) publishEnd(ctx context.Context, p *pending, turn string, e *schemas.TurnEnd) error {
-	return c.send(ctx, p, c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindEnd), subjects.InMsgID(c.cfg.Tenant, turn, subjects.KindEnd), turn, -1, e)
-}
-
-func (c *Client) publish(ctx context.Context, subject, msgID, turn string, seq int, d schemas.Data) error {
-	return c.send(ctx, nil, subject, msgID, turn, seq, d)
-}
-
-// send publishes an event and waits for its ack, or, with p, queues the
-// ack in p without waiting.
-func (c *Client) send(ctx context.Context, p *pending, subject, msgID, turn string, seq int, d schemas.Data) error {
-	m, err := c.encode(subject, turn, seq, d)
-	if err != nil {
-		return err
-	}
-	return c.sendMsg(ctx, p, m, msgID)
-}
-
-// encode builds the message of an event of turn.
-func (c *Client) encode(subject, turn string, seq int, d schemas.Data) (*nats.Msg, error) {
-	h, body, err := schemas.Encode(schemas.Meta{Source: c.cfg.Source, Tenant: c.cfg.Tenant, Turn: turn, Seq: seq}, d)
-	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
-	}
-	return &nats.Msg{Subject: subject, Header: h, Data: body}, nil
-}
-
-// sendMsg publishes m and waits for its ack, or, with p, queues the ack in
-// p without waiting. A message over the server's max_payload fails here,
-// before anything is sent, in both cases (nats.ErrMaxPayload).
-func (c *Client) sendMsg(ctx context.Context, p *pending, m *nats.Msg, msgID string) error {
-	if p != nil {
-		f, err := c.js.PublishMsgAsync(m, jetstream.WithMsgID(msgID))
-		if err != nil {
-			return fmt.Errorf("client: publish %s: %w", m.Subject, err)
-		}
-		p.futures = append(p.futures, f)
-		return nil
-	}
-	if _, err := c.js.PublishMsg(ctx, m, jetstream.WithMsgID(msgID)); err != nil {
-		return fmt.Errorf("client: publish %s: %w", m.Subject, err)
+		return fmt.Errorf("client: %s: %w", op, err)
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ type CallTooLargeError struct {
 	Err        error
 }
 
+// Error names the call and both sizes, so that a log line says what to fix.
 func (e *CallTooLargeError) Error() string {
 	return fmt.Sprintf("client: turn %s: call %d (%s, %s) not sent: its tool_use event is %d bytes, over the server's max_payload of %d bytes: %v",
 		e.Turn, e.Seq, clip(e.ToolUseID), clip(e.Name), e.Size, e.MaxPayload, e.Err)

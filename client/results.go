@@ -15,8 +15,10 @@ import (
 // Delivery is one item of a turn's ordered output: a result, or, last, the
 // turn's completion.
 type Delivery struct {
+	// Result is a call's result; nil in the last delivery.
 	Result *schemas.ToolResult
-	Done   *schemas.TurnDone
+	// Done is the turn's completion, set only in the last delivery.
+	Done *schemas.TurnDone
 	// At is when the client received it.
 	At time.Time
 }
@@ -38,6 +40,10 @@ const rescanEvery = 500 * time.Millisecond
 // agent platform can follow thousands of turns at once.
 func (c *Client) Results(ctx context.Context, turn string) iter.Seq2[Delivery, error] {
 	return func(yield func(Delivery, error) bool) {
+		if err := checkTurn("results", turn); err != nil {
+			yield(Delivery{}, err)
+			return
+		}
 		subject := c.cfg.Space.Out(c.cfg.Tenant, turn)
 		live := make(chan *nats.Msg, 1024)
 		sub, err := c.nc.ChanSubscribe(subject, live)

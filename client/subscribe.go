@@ -1,0 +1,46 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/schemas"
+)
+
+// subscribe calls fn with every event of type T published on the turn's
+// subject until stop is called; what names the feed in errors. Progress
+// and Approvals are both such a feed: core NATS, nothing stored for the
+// subscriber, so the subscription costs the server no state however many
+// turns are followed. A message that does not decode, or is of another
+// type, is dropped: the feed is for people watching, and one bad event
+// must not end it.
+func subscribe[T schemas.Data](c *Client, what, turn, subject string, fn func(T)) (stop func(), err error) {
+	if err := checkTurn(what, turn); err != nil {
+		return nil, err
+	}
+	if fn == nil {
+		// Found now rather than as a panic on the subscription's goroutine.
+		return nil, fmt.Errorf("client: %s of turn %s: %w", what, turn, errNilCallback)
+	}
+	sub, err := c.nc.Subscribe(subject, func(m *nats.Msg) {
+		if _, data, err := schemas.Decode(m.Header, m.Data); err == nil {
+			if v, ok := data.(T); ok {
+				fn(v)
+			}
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("client: %s of turn %s: %w", what, turn, err)
+	}
+	// The server knows the subscription once the flush returns: an event
+	// published after this function returns reaches fn.
+	if err := c.nc.Flush(); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, fmt.Errorf("client: %s of turn %s: %w", what, turn, err)
+	}
+	return func() { _ = sub.Unsubscribe() }, nil
+}
+
+// errNilCallback is returned for a feed asked for with no function to call.
+var errNilCallback = errors.New("no function to call with its events")
