@@ -178,9 +178,10 @@ func (e *Executor) persist(ctx context.Context, write func() error) error {
 	delay := 50 * time.Millisecond
 	for {
 		err := write()
-		if err == nil || time.Now().After(deadline) || ctx.Err() != nil || errors.Is(err, nats.ErrConnectionClosed) {
-			// A closed connection never comes back: the message will be
-			// redelivered to another worker instead.
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil || e.gone(ctx, err) {
+			// A closed connection never comes back (the message will be
+			// redelivered to another worker instead), and neither does a
+			// deleted stream or bucket.
 			return err
 		}
 		e.cfg.Log.Warn("executor: retrying a write", "err", err, "in", delay)
@@ -191,6 +192,27 @@ func (e *Executor) persist(ctx context.Context, write func() error) error {
 		}
 		delay = min(2*delay, 2*time.Second)
 	}
+}
+
+// gone reports whether a write failed for a reason no retry can cure: a
+// closed connection, or a stream or bucket that was deleted. A deleted
+// stream shows itself as "no responders" to a direct get or a publish —
+// which a restarting server gives too — so that case asks the server
+// whether the streams still exist; while it cannot answer, the write is
+// retried.
+func (e *Executor) gone(ctx context.Context, err error) bool {
+	switch {
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, jetstream.ErrStreamNotFound), errors.Is(err, jetstream.ErrBucketNotFound):
+		return true
+	case !errors.Is(err, nats.ErrNoResponders):
+		return false
+	}
+	for _, name := range []string{e.cfg.Space.ResultStream(), e.cfg.Space.LeaseStream()} {
+		if _, err := e.js.Stream(ctx, name); errors.Is(err, jetstream.ErrStreamNotFound) {
+			return true
+		}
+	}
+	return false
 }
 
 // markDone marks the call done with what its result means for the turn.

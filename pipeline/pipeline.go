@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/internal/provision"
+	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/reorder"
 	"github.com/toolwire/toolwire/router"
 	"github.com/toolwire/toolwire/schemas"
@@ -42,6 +43,13 @@ type Config struct {
 	Provision provision.Config
 	// Limits bound what every event may carry (default schemas.DefaultLimits).
 	Limits schemas.Limits
+	// MaxDeliver bounds the deliveries of one message to a router or an
+	// executor (default provision.DefaultMaxDeliver); on the last one the
+	// call the message names is answered. The reorder keeps its own, larger
+	// bound (reorder.DefaultMaxDeliver).
+	MaxDeliver int
+	// Backoff spaces the retries of every stage.
+	Backoff stage.Backoff
 	// Executor tunes every executor (Space, Tools, WorkDir are filled in).
 	Executor executor.Config
 	Log      *slog.Logger
@@ -108,7 +116,10 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error
 		if err != nil {
 			return nil, err
 		}
-		r, err := router.New(ctx, nc, router.Config{Space: cfg.Space, Tools: cfg.Tools, MaxConcurrency: cfg.MaxConcurrency, LeaseTTL: cfg.Provision.LeaseTTL, Limits: cfg.Limits, Log: cfg.Log})
+		r, err := router.New(ctx, nc, router.Config{
+			Space: cfg.Space, Tools: cfg.Tools, MaxConcurrency: cfg.MaxConcurrency, LeaseTTL: cfg.Provision.LeaseTTL,
+			Limits: cfg.Limits, Consumer: provision.ConsumerConfig{MaxDeliver: cfg.MaxDeliver}, Backoff: cfg.Backoff, Log: cfg.Log,
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -122,6 +133,12 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error
 		}
 		ec := cfg.Executor
 		ec.Space, ec.Tools, ec.Log, ec.LeaseTTL, ec.Limits = cfg.Space, cfg.Tools, cfg.Log, cfg.Provision.LeaseTTL, cfg.Limits
+		if ec.Consumer.MaxDeliver == 0 {
+			ec.Consumer.MaxDeliver = cfg.MaxDeliver
+		}
+		if ec.Backoff == (stage.Backoff{}) {
+			ec.Backoff = cfg.Backoff
+		}
 		if ec.WorkDir == "" {
 			ec.WorkDir = cfg.WorkDir
 		}
@@ -140,7 +157,7 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error
 		if err != nil {
 			return nil, err
 		}
-		r, err := reorder.New(ctx, nc, reorder.Config{Space: cfg.Space, Limits: cfg.Limits, Log: cfg.Log})
+		r, err := reorder.New(ctx, nc, reorder.Config{Space: cfg.Space, Limits: cfg.Limits, Backoff: cfg.Backoff, Log: cfg.Log})
 		if err != nil {
 			return nil, err
 		}

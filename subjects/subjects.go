@@ -112,6 +112,9 @@ func (s Space) DLQStream() string { return s.upper + "_DLQ" }
 // LeaseBucket is the KV bucket of per-turn leases.
 func (s Space) LeaseBucket() string { return s.upper + "_LEASE" }
 
+// LeaseStream is the stream JetStream keeps the lease bucket in.
+func (s Space) LeaseStream() string { return "KV_" + s.LeaseBucket() }
+
 // ToolsBucket is the KV bucket of advertised tools.
 func (s Space) ToolsBucket() string { return s.upper + "_TOOLS" }
 
