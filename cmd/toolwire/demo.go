@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/internal/demo"
 	"github.com/toolwire/toolwire/internal/localrun"
+	"github.com/toolwire/toolwire/internal/toolset"
 )
 
 func newDemo() *cobra.Command {
@@ -24,7 +25,7 @@ func newDemo() *cobra.Command {
 			if err := demo.Setup(dir); err != nil {
 				return err
 			}
-			set, err := tools(cmd.Context(), "", false, nil)
+			set, err := loadTools(cmd.Context(), "", toolset.Options{})
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/internal/localrun"
+	"github.com/toolwire/toolwire/internal/toolset"
 	"github.com/toolwire/toolwire/modelstream/chunks"
 	"github.com/toolwire/toolwire/modelstream/formats"
 	"github.com/toolwire/toolwire/schemas"
@@ -45,7 +46,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 					return fmt.Errorf("run: %w", err)
 				}
 			}
-			set, err := tools(cmd.Context(), configFile, testTools, nil)
+			set, err := loadTools(cmd.Context(), configFile, toolset.Options{TestTools: testTools})
 			if err != nil {
 				return err
 			}

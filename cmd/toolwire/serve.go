@@ -13,6 +13,7 @@ import (
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/internal/health"
+	"github.com/toolwire/toolwire/internal/toolset"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -50,7 +51,7 @@ which stages this process runs: add executor processes with
 				}
 				defer hs.Close(context.Background())
 			}
-			set, err := tools(cmd.Context(), configFile, testTools, nil)
+			set, err := loadTools(cmd.Context(), configFile, toolset.Options{TestTools: testTools})
 			if err != nil {
 				return err
 			}
