@@ -37,6 +37,14 @@ which stages this process runs: add executor processes with
   toolwire serve --nats nats://host:4222 --stages executor`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			mc, err := maxConcurrency(maxConc)
+			if err != nil {
+				return err
+			}
+			counts, err := stageCounts(stages, executors, reorders)
+			if err != nil {
+				return err
+			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			if natsURL != "" && !cmd.Flags().Changed("http") {
 				// Extra processes joining a pipeline (often several on one
@@ -45,7 +53,6 @@ which stages this process runs: add executor processes with
 			}
 			var hs *health.Server
 			if httpAddr != "" {
-				var err error
 				if hs, err = health.Listen(httpAddr); err != nil {
 					return err
 				}
@@ -56,15 +63,6 @@ which stages this process runs: add executor processes with
 				return err
 			}
 			defer set.Close()
-			reg := set.Registry
-			mc, err := maxConcurrency(maxConc)
-			if err != nil {
-				return err
-			}
-			counts, err := stageCounts(stages, executors, reorders)
-			if err != nil {
-				return err
-			}
 			dial := pipeline.Dialer(func(name string, opts ...nats.Option) (*nats.Conn, error) {
 				return nats.Connect(natsURL, append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1)}, opts...)...)
 			})
@@ -78,7 +76,7 @@ which stages this process runs: add executor processes with
 				dial, where = srv.Connect, srv.ClientURL()
 			}
 			p, err := pipeline.Start(cmd.Context(), dial, pipeline.Config{
-				Space: subjects.Default(), Tools: reg, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
+				Space: subjects.Default(), Tools: set.Registry, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
 				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy}, Limits: set.Limits,
 			})
 			if err != nil {
