@@ -91,24 +91,6 @@ Exit status: 0 on success, 1 when the configuration is bad, 2 on a usage error.`
 	return cmd
 }
 
-// toolsUsage makes flag errors usage errors (exit 2).
-func toolsUsage(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", c.CommandPath(), err)}
-	})
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-}
-
-// exactArgs is cobra.ExactArgs as a usage error naming what is expected.
-func exactArgs(n int, what string) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usageError("%s: want %s, got %d argument(s)", c.CommandPath(), what, len(args))
-		}
-		return nil
-	}
-}
-
 // writeJSONLine writes v as one line of compact JSON without HTML escaping.
 func writeJSONLine(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
