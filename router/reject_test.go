@@ -13,7 +13,6 @@ import (
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
-	"github.com/toolwire/toolwire/router"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool/testtools"
 )
@@ -169,115 +168,5 @@ func TestRejectedCallsBetweenRunnableOnes(t *testing.T) {
 	}
 	if info.State.LastSeq != 3 {
 		t.Errorf("TW_EXEC received %d dispatches, want 3 (only the runnable calls)", info.State.LastSeq)
-	}
-}
-
-func TestMaxConcurrencyFromEnv(t *testing.T) {
-	for _, tc := range []struct {
-		val  string
-		want int
-		bad  bool
-	}{
-		{"", 7, false},
-		{"1", 1, false},
-		{"3", 3, false},
-		{"250", 250, false},
-		{"0", 0, true},
-		{"-2", 0, true},
-		{"abc", 0, true},
-		{"2.5", 0, true},
-		{" 4", 0, true},
-		{"99999999999999999999999", 0, true},
-	} {
-		t.Run(fmt.Sprintf("%q", tc.val), func(t *testing.T) {
-			t.Setenv(router.EnvMaxConcurrency, tc.val)
-			got, err := router.MaxConcurrencyFromEnv(7)
-			if tc.bad {
-				if err == nil {
-					t.Fatalf("no error, got %d", got)
-				}
-				if !strings.Contains(err.Error(), "TOOLWIRE_MAX_TOOL_USE_CONCURRENCY") {
-					t.Errorf("error %q does not name the variable", err)
-				}
-				if tc.val != "" && !strings.Contains(err.Error(), tc.val) {
-					t.Errorf("error %q does not show the value", err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("got %d, %v; want %d", got, err, tc.want)
-			}
-		})
-	}
-	if router.EnvMaxConcurrency != "TOOLWIRE_MAX_TOOL_USE_CONCURRENCY" {
-		t.Errorf("variable is %s", router.EnvMaxConcurrency)
-	}
-}
-
-// TestMaxConcurrencyFromEnvLimitsTurn: a router configured from the
-// environment holds a turn's safe calls to that many at once.
-func TestMaxConcurrencyFromEnvLimitsTurn(t *testing.T) {
-	t.Setenv(router.EnvMaxConcurrency, "2")
-	limit, err := router.MaxConcurrencyFromEnv(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := testenv.Server(t)
-	reg := testenv.Registry(t, testtools.Tools()...)
-	startPipeline(t, srv, pipeline.Config{Tools: reg, Routers: -1, Executors: 3})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	r, err := router.New(ctx, testenv.Conn(t, srv, "test-router"), router.Config{Space: sp, Tools: reg, MaxConcurrency: limit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	ran := make(chan error, 1)
-	go func() { ran <- r.Run(runCtx) }()
-	defer func() {
-		stop()
-		if err := <-ran; err != nil {
-			t.Errorf("router run: %v", err)
-		}
-	}()
-
-	cl := testenv.Client(t, srv)
-	const turn = "env_max"
-	calls := make([]client.Call, 6)
-	for i := range calls {
-		calls[i] = client.Call{Name: "Sleep", Input: json.RawMessage(`{"ms":150,"safe":true}`)}
-	}
-	if err := cl.SubmitCalls(ctx, turn, calls, client.TurnOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	results, _, err := readTurn(ctx, cl, turn)
-	if err != nil {
-		t.Fatalf("%v (%d results)", err, len(results))
-	}
-	peak := 0
-	for _, a := range results {
-		n := 0
-		for _, b := range results {
-			if !b.StartedAt.After(a.StartedAt) && b.FinishedAt.After(a.StartedAt) {
-				n++
-			}
-		}
-		peak = max(peak, n)
-		if a.IsError {
-			t.Errorf("result %d: %s", a.Seq, a.Content)
-		}
-	}
-	if peak > 2 {
-		t.Errorf("%d calls ran at once with %s=2", peak, router.EnvMaxConcurrency)
-	}
-	if peak < 2 {
-		t.Logf("calls never overlapped (peak %d); loaded machine?", peak)
-	}
-	l, _, err := mustStore(t, ctx, srv).Get(ctx, tenant, turn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.MaxConcurrency != 2 {
-		t.Errorf("lease max concurrency %d, want 2", l.MaxConcurrency)
 	}
 }

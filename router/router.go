@@ -11,8 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -26,23 +24,6 @@ import (
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
 )
-
-// EnvMaxConcurrency overrides the default per-turn concurrency limit.
-const EnvMaxConcurrency = "TOOLWIRE_MAX_TOOL_USE_CONCURRENCY"
-
-// MaxConcurrencyFromEnv reads EnvMaxConcurrency, falling back to def; a
-// value that is not a positive integer is an error naming the variable.
-func MaxConcurrencyFromEnv(def int) (int, error) {
-	v := os.Getenv(EnvMaxConcurrency)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%s=%q: want a positive integer", EnvMaxConcurrency, v)
-	}
-	return n, nil
-}
 
 // Route is where a tool's calls go.
 type Route struct {

@@ -2,13 +2,9 @@ package tool
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
-
-// EnvToolSearch is the environment variable that sets the SearchMode.
-const EnvToolSearch = "TOOLWIRE_TOOL_SEARCH"
 
 // Deferral defaults (docs/tools.md, Deferred tools and ToolSearch).
 const (
@@ -36,8 +32,9 @@ const (
 	SearchOff
 )
 
-// SearchMode is TOOLWIRE_TOOL_SEARCH: "on", "off", "auto" or "auto:N". The
-// zero value is auto at DefaultAutoPercent.
+// SearchMode is when tools are deferred, as the configuration's tool_search
+// and the toolwire binary's TOOLWIRE_TOOL_SEARCH write it: "on", "off",
+// "auto" or "auto:N". The zero value is auto at DefaultAutoPercent.
 type SearchMode struct {
 	Kind SearchModeKind
 	// Percent is auto's threshold, 1–100; 0 means DefaultAutoPercent.
@@ -82,20 +79,6 @@ func ParseSearchMode(s string) (SearchMode, error) {
 		}
 	}
 	return SearchMode{}, fmt.Errorf("invalid tool search mode %q: want on, off, auto or auto:N with N a whole percentage from 1 to 100", s)
-}
-
-// SearchModeFromEnv is the mode TOOLWIRE_TOOL_SEARCH sets, or fallback when
-// it is unset or empty; a bad value is an error naming the variable.
-func SearchModeFromEnv(fallback SearchMode) (SearchMode, error) {
-	v, ok := os.LookupEnv(EnvToolSearch)
-	if !ok || strings.TrimSpace(v) == "" {
-		return fallback, nil
-	}
-	m, err := ParseSearchMode(v)
-	if err != nil {
-		return SearchMode{}, fmt.Errorf("%s: %w", EnvToolSearch, err)
-	}
-	return m, nil
 }
 
 // ShouldDefer reports whether the tool is deferred when deferral is in

@@ -36,23 +36,6 @@ func TestParseSearchMode(t *testing.T) {
 	}
 }
 
-func TestSearchModeFromEnv(t *testing.T) {
-	fallback := tool.SearchMode{Kind: tool.SearchOff}
-	t.Setenv(tool.EnvToolSearch, "")
-	if m, err := tool.SearchModeFromEnv(fallback); err != nil || m != fallback {
-		t.Errorf("empty: %+v %v", m, err)
-	}
-	t.Setenv(tool.EnvToolSearch, "auto:30")
-	if m, err := tool.SearchModeFromEnv(fallback); err != nil || m != (tool.SearchMode{Kind: tool.SearchAuto, Percent: 30}) {
-		t.Errorf("auto:30: %+v %v", m, err)
-	}
-	t.Setenv(tool.EnvToolSearch, "sometimes")
-	_, err := tool.SearchModeFromEnv(fallback)
-	if err == nil || !strings.HasPrefix(err.Error(), "TOOLWIRE_TOOL_SEARCH: ") || !strings.Contains(err.Error(), `"sometimes"`) {
-		t.Errorf("bad value: %v", err)
-	}
-}
-
 // deferPool is two built-ins (one marked deferred, one not), ToolSearch, an
 // always-load MCP tool and MCP tools with descriptions of size chars each.
 func deferPool(chars int, mcpTools int) []*tool.Tool {

@@ -1,69 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/coercion"
-	"github.com/toolwire/toolwire/sanitizer"
+	"github.com/toolwire/toolwire/internal/argcheck"
 )
-
-// Exit statuses of coerce and sanitize, carried by an *exitError.
-const (
-	exitInvalid = 1 // coerce: a verdict was printed, and it is "not valid"
-	exitUsage   = 2 // a usage error: nothing was printed on stdout
-)
-
-// exitError asks main to exit with code instead of the usual 1, after
-// printing err like any other error.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageError(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
-// usageErrors makes cmd's flag errors and stray arguments usage errors
-// (exit 2), and keeps cobra from printing errors or usage itself, whether
-// cmd runs under the root command or alone.
-func usageErrors(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", c.Name(), err)}
-	})
-	cmd.Args = func(c *cobra.Command, args []string) error {
-		if len(args) > 0 {
-			return usageError("%s: unexpected argument %q (the input is read from stdin)", c.Name(), args[0])
-		}
-		return nil
-	}
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-}
-
-// coerceResult is the one JSON object coerce prints.
-type coerceResult struct {
-	// Input is the coerced arguments, null when the text is unusable.
-	Input    json.RawMessage `json:"input"`
-	Valid    bool            `json:"valid"`
-	Errors   []string        `json:"errors"`
-	Repaired bool            `json:"repaired"`
-}
 
 func newCoerce() *cobra.Command {
 	var (
@@ -131,76 +77,22 @@ func runCoerce(cmd *cobra.Command, schemaFile string, raw bool) error {
 	if err != nil {
 		return usageError("coerce: reading stdin: %w", err)
 	}
-
-	res := coerceResult{Errors: []string{}}
-	args := json.RawMessage(in)
-	if raw {
-		var perr error
-		args, res.Repaired, perr = coercion.ParseRaw(string(in))
-		if perr != nil {
-			res.Errors = append(res.Errors, sanitizer.Clean(perr.Error()))
-			return writeVerdict(cmd, &res)
-		}
-	} else if !isJSONObject(in) {
+	v, err := argcheck.Check(schema, in, raw)
+	if err != nil {
 		return usageError("coerce: stdin is not a JSON object; use --raw for the argument text as the model streamed it")
 	}
-
-	out, err := schema.Apply(args)
-	if out != nil {
-		res.Input = compactJSON(out)
-	}
-	var ve *coercion.ValidationError
-	switch {
-	case err == nil:
-		res.Valid = true
-	case errors.As(err, &ve):
-		res.Errors = append(res.Errors, ve.Lines()...)
-	default:
-		res.Errors = append(res.Errors, sanitizer.Clean(err.Error()))
-	}
-	return writeVerdict(cmd, &res)
+	return writeVerdict(cmd, v)
 }
 
-// writeVerdict prints res and returns the error that gives its exit status.
-func writeVerdict(cmd *cobra.Command, res *coerceResult) error {
+// writeVerdict prints v and returns the error that gives its exit status.
+func writeVerdict(cmd *cobra.Command, v *argcheck.Verdict) error {
 	enc := json.NewEncoder(cmd.OutOrStdout())
 	enc.SetEscapeHTML(false) // the text is for models and scripts, not browsers
-	if err := enc.Encode(res); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return usageError("coerce: writing the result: %w", err)
 	}
-	if !res.Valid {
+	if !v.Valid {
 		return &exitError{code: exitInvalid, err: errors.New("coerce: the arguments are not valid (see errors on stdout)")}
 	}
 	return nil
-}
-
-// isJSONObject reports whether data is one JSON object, spaces around
-// allowed.
-func isJSONObject(data []byte) bool {
-	t := bytes.TrimLeft(data, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && json.Valid(data)
-}
-
-// compactJSON writes valid JSON on one line, keeping number literals and
-// key order as they are. Each byte of invalid UTF-8, which can only sit
-// inside strings, becomes U+FFFD, as JSON decoders read it.
-func compactJSON(data []byte) json.RawMessage {
-	if !utf8.Valid(data) {
-		fixed := make([]byte, 0, len(data)+16)
-		for len(data) > 0 {
-			r, size := utf8.DecodeRune(data)
-			if r == utf8.RuneError && size == 1 {
-				fixed = utf8.AppendRune(fixed, utf8.RuneError)
-			} else {
-				fixed = append(fixed, data[:size]...)
-			}
-			data = data[size:]
-		}
-		data = fixed
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, data); err != nil {
-		return data // not reached: Apply returns valid JSON
-	}
-	return b.Bytes()
 }

@@ -1,39 +1,16 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/toolwire/toolwire/modelstream"
+	"github.com/toolwire/toolwire/internal/parselines"
 	"github.com/toolwire/toolwire/modelstream/chunks"
 	"github.com/toolwire/toolwire/modelstream/formats"
 )
-
-// parseCall is one call line of `toolwire parse`.
-type parseCall struct {
-	Seq      int             `json:"seq"`
-	ID       string          `json:"id"`
-	Name     string          `json:"name"`
-	Input    json.RawMessage `json:"input,omitempty"`
-	Complete bool            `json:"complete"`
-	Error    string          `json:"error,omitempty"`
-	At       int64           `json:"at"`
-}
-
-// parseEnd is the last line of `toolwire parse`.
-type parseEnd struct {
-	End        bool    `json:"end"`
-	Calls      int     `json:"calls"`
-	StopReason string  `json:"stop_reason"`
-	Error      *string `json:"error"`
-	Warnings   int     `json:"warnings"`
-	Warning    string  `json:"warning,omitempty"`
-}
 
 func newParse() *cobra.Command {
 	var (
@@ -68,31 +45,13 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `. With --chunks the input is
 				defer f.Close()
 				in = f
 			}
-			at := func(off int64) int64 { return off }
+			var at func(int64) int64
 			if chunked {
 				cr := chunks.NewReader(in)
 				in, at = cr, cr.FileOffset
 			}
-			var failure string
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetEscapeHTML(false)
-			h := modelstream.HandlerFuncs{
-				OnCall: func(_ context.Context, c modelstream.Call) error {
-					line := parseCall{Seq: c.Seq, ID: c.ID, Name: c.Name, Complete: c.Complete, Error: c.Err, At: at(c.At)}
-					if c.Complete {
-						line.Input = c.Input
-					}
-					return enc.Encode(line)
-				},
-				OnEnd: func(_ context.Context, e modelstream.End) error {
-					line := parseEnd{End: true, Calls: e.Calls, StopReason: e.StopReason, Warnings: e.Warnings, Warning: e.Warning}
-					if e.Err != "" {
-						line.Error, failure = &e.Err, e.Err
-					}
-					return enc.Encode(line)
-				},
-			}
-			if err := parser.Parse(cmd.Context(), in, h); err != nil {
+			failure, err := parselines.Print(cmd.Context(), cmd.OutOrStdout(), parser, in, at)
+			if err != nil {
 				return fmt.Errorf("parse: %w", err)
 			}
 			if failure != "" {

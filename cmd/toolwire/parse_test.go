@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/internal/parselines"
 	"github.com/toolwire/toolwire/modelstream/formats"
 )
 
@@ -88,7 +89,7 @@ func TestParseFixtures(t *testing.T) {
 			}
 			size, _ := os.Stat(f)
 			lines := strings.Split(strings.TrimSpace(out), "\n")
-			var end parseEnd
+			var end parselines.EndLine
 			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &end); err != nil || !end.End {
 				t.Fatalf("last line %q", lines[len(lines)-1])
 			}
@@ -102,7 +103,7 @@ func TestParseFixtures(t *testing.T) {
 			last := int64(0)
 			for i, line := range calls {
 				var raw map[string]json.RawMessage
-				var c parseCall
+				var c parselines.CallLine
 				if json.Unmarshal([]byte(line), &raw) != nil || json.Unmarshal([]byte(line), &c) != nil {
 					t.Fatalf("line %d: %q", i, line)
 				}
@@ -191,7 +192,7 @@ func TestParseWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	var end parseEnd
+	var end parselines.EndLine
 	if len(lines) != 2 || json.Unmarshal([]byte(lines[1]), &end) != nil {
 		t.Fatalf("output:\n%s", out)
 	}

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
@@ -20,15 +17,8 @@ import (
 	"github.com/toolwire/toolwire/subjects"
 )
 
-// proxyShutdownGrace is how long streams in flight may run on after
-// SIGINT/SIGTERM before their connections are closed.
-const proxyShutdownGrace = 30 * time.Second
-
 func newProxy() *cobra.Command {
-	var (
-		listen, upstream, format, natsURL, tenant string
-		maxConc                                   int
-	)
+	var f proxyFlags
 	cmd := &cobra.Command{
 		Use:   "proxy --upstream URL --format FORMAT",
 		Short: "Reverse-proxy a model API and run the tool calls of its streamed responses as they complete",
@@ -46,69 +36,35 @@ through untouched and publish nothing.
 Formats: ` + strings.Join(formats.Names(), ", ") + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			up, err := upstreamURL(upstream)
+			up, err := f.check()
 			if err != nil {
 				return err
 			}
-			if format == "" {
-				return fmt.Errorf("proxy: --format is required (known: %s)", strings.Join(formats.Names(), ", "))
-			}
-			if _, err := formats.Parser(format); err != nil {
-				return fmt.Errorf("proxy: --format: %w", err)
-			}
-			if err := subjects.CheckToken("tenant", tenant); err != nil {
-				return fmt.Errorf("proxy: --tenant: %w", err)
-			}
-			if maxConc < 0 {
-				return fmt.Errorf("proxy: --max-concurrency must not be negative, got %d", maxConc)
-			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-
-			nc, err := nats.Connect(natsURL, nats.Name("toolwire-proxy"), nats.MaxReconnects(-1))
+			nc, err := nats.Connect(f.natsURL, nats.Name("toolwire-proxy"), nats.MaxReconnects(-1))
 			if err != nil {
-				return fmt.Errorf("proxy: connect %s: %w", natsURL, err)
+				return fmt.Errorf("proxy: connect %s: %w", f.natsURL, err)
 			}
 			defer nc.Close()
-			cl, err := client.New(nc, client.Config{Space: subjects.Default(), Tenant: tenant, Source: "/toolwire/proxy"})
+			cl, err := client.New(nc, client.Config{Space: subjects.Default(), Tenant: f.tenant, Source: "/toolwire/proxy"})
 			if err != nil {
 				return err
 			}
 			p, err := proxy.New(proxy.Config{
-				Upstream: up, Format: format, Client: cl, Log: log,
-				TurnOptions: client.TurnOptions{MaxConcurrency: maxConc},
+				Upstream: up, Format: f.format, Client: cl, Log: log,
+				TurnOptions: client.TurnOptions{MaxConcurrency: f.maxConc},
 			})
 			if err != nil {
 				return err
 			}
-			ln, err := net.Listen("tcp", listen)
+			ln, err := net.Listen("tcp", f.listen)
 			if err != nil {
 				return fmt.Errorf("proxy: %w", err)
 			}
-			srv := &http.Server{
-				Handler:           p,
-				ReadHeaderTimeout: 30 * time.Second,
-				ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+			log.Info("toolwire proxy listening", "addr", ln.Addr().String(), "upstream", up.String(), "format", f.format, "nats", f.natsURL)
+			if err := p.Serve(cmd.Context(), ln); err != nil {
+				return err
 			}
-			served := make(chan error, 1)
-			go func() { served <- srv.Serve(ln) }()
-			log.Info("toolwire proxy listening", "addr", ln.Addr().String(), "upstream", up.String(), "format", format, "nats", natsURL)
-
-			select {
-			case err := <-served:
-				return fmt.Errorf("proxy: %w", err)
-			case <-cmd.Context().Done():
-			}
-			log.Info("shutting down", "grace", proxyShutdownGrace)
-			ctx, cancel := context.WithTimeout(context.Background(), proxyShutdownGrace)
-			defer cancel()
-			if err := srv.Shutdown(ctx); err != nil {
-				log.Warn("streams still running at the end of the grace period; closing them", "err", err)
-				_ = srv.Close()
-			}
-			if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return fmt.Errorf("proxy: %w", err)
-			}
-			p.Wait() // the last calls and turn ends are published
 			if err := nc.Flush(); err != nil {
 				log.Warn("flushing NATS", "err", err)
 			}
@@ -116,14 +72,42 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `.`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "127.0.0.1:8081", "address the proxy listens on")
-	f.StringVar(&upstream, "upstream", "", "base URL of the model API, e.g. https://api.anthropic.com (required)")
-	f.StringVar(&format, "format", "", "stream format of the upstream (required): "+strings.Join(formats.Names(), ", "))
-	f.StringVar(&natsURL, "nats", nats.DefaultURL, "NATS server of the pipeline")
-	f.StringVar(&tenant, "tenant", subjects.DefaultTenant, "tenant of the turns")
-	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default: the router's)")
+	fs := cmd.Flags()
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8081", "address the proxy listens on")
+	fs.StringVar(&f.upstream, "upstream", "", "base URL of the model API, e.g. https://api.anthropic.com (required)")
+	fs.StringVar(&f.format, "format", "", "stream format of the upstream (required): "+strings.Join(formats.Names(), ", "))
+	fs.StringVar(&f.natsURL, "nats", nats.DefaultURL, "NATS server of the pipeline")
+	fs.StringVar(&f.tenant, "tenant", subjects.DefaultTenant, "tenant of the turns")
+	fs.IntVar(&f.maxConc, "max-concurrency", 0, "per-turn concurrency limit (default: the router's)")
 	return cmd
+}
+
+// proxyFlags are the proxy command's flags.
+type proxyFlags struct {
+	listen, upstream, format, natsURL, tenant string
+	maxConc                                   int
+}
+
+// check checks the flags before anything connects, and returns the
+// upstream's URL.
+func (f *proxyFlags) check() (*url.URL, error) {
+	up, err := upstreamURL(f.upstream)
+	if err != nil {
+		return nil, err
+	}
+	if f.format == "" {
+		return nil, fmt.Errorf("proxy: --format is required (known: %s)", strings.Join(formats.Names(), ", "))
+	}
+	if _, err := formats.Parser(f.format); err != nil {
+		return nil, fmt.Errorf("proxy: --format: %w", err)
+	}
+	if err := subjects.CheckToken("tenant", f.tenant); err != nil {
+		return nil, fmt.Errorf("proxy: --tenant: %w", err)
+	}
+	if f.maxConc < 0 {
+		return nil, fmt.Errorf("proxy: --max-concurrency must not be negative, got %d", f.maxConc)
+	}
+	return up, nil
 }
 
 // upstreamURL checks --upstream: an http or https URL with a host.

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/internal/config"
 	"github.com/toolwire/toolwire/internal/toolset"
-	"github.com/toolwire/toolwire/router"
 )
 
 func newRoot() *cobra.Command {
@@ -21,22 +19,21 @@ func newRoot() *cobra.Command {
 	return root
 }
 
-// tools assembles the process's tools from an optional config file.
-func tools(ctx context.Context, configFile string, testTools bool, log *slog.Logger) (*toolset.Set, error) {
-	var cfg *config.Config
+// loadTools assembles the process's tools once: o with the configuration
+// file (if any) and TOOLWIRE_TOOL_SEARCH read into it. ctx bounds
+// connecting the MCP servers. Close the set to stop them.
+func loadTools(ctx context.Context, configFile string, o toolset.Options) (*toolset.Set, error) {
 	if configFile != "" {
-		var err error
-		if cfg, err = config.Load(configFile); err != nil {
+		cfg, err := config.Load(configFile)
+		if err != nil {
 			return nil, err
 		}
+		o.Config = cfg
 	}
-	return toolset.Build(ctx, cfg, testTools, log)
-}
-
-// maxConcurrency is the flag's value, else the environment's, else the default.
-func maxConcurrency(flag int) (int, error) {
-	if flag > 0 {
-		return flag, nil
+	mode, err := searchModeFromEnv()
+	if err != nil {
+		return nil, err
 	}
-	return router.MaxConcurrencyFromEnv(0)
+	o.SearchMode = mode
+	return toolset.Build(ctx, o)
 }

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/internal/localrun"
-	"github.com/toolwire/toolwire/modelstream/chunks"
+	"github.com/toolwire/toolwire/internal/toolset"
 	"github.com/toolwire/toolwire/modelstream/formats"
-	"github.com/toolwire/toolwire/schemas"
 )
 
 func newRun() *cobra.Command {
@@ -36,61 +31,25 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 			if stream == "" {
 				return fmt.Errorf("run: --stream FILE is required")
 			}
-			data, err := os.ReadFile(stream)
+			data, err := localrun.ReadStream(stream, chunked)
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
-			if chunked {
-				if data, err = io.ReadAll(chunks.NewReader(bytes.NewReader(data))); err != nil {
-					return fmt.Errorf("run: %w", err)
-				}
-			}
-			set, err := tools(cmd.Context(), configFile, testTools, nil)
-			if err != nil {
-				return err
-			}
-			defer set.Close()
-			reg := set.Registry
 			mc, err := maxConcurrency(maxConc)
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			var (
-				mu     sync.Mutex // results and progress come on different goroutines
-				werr   error
-				closed bool // turn_done is written: nothing may follow it
-			)
-			write := func(f func() error) {
-				mu.Lock()
-				defer mu.Unlock()
-				if werr == nil && !closed {
-					werr = f()
-				}
+			set, err := loadTools(cmd.Context(), configFile, toolset.Options{TestTools: testTools})
+			if err != nil {
+				return err
 			}
-			opts := localrun.Options{
-				Format: format, Stream: data, Pace: pace, WorkDir: workdir, Tools: reg,
+			defer set.Close()
+			err = localrun.Print(cmd.Context(), cmd.OutOrStdout(), localrun.Options{
+				Format: format, Stream: data, Pace: pace, WorkDir: workdir, Tools: set.Registry,
 				Executors: executors, MaxConcurrency: mc, Timeout: timeout, NATS: natsURL, Policy: set.Policy, Limits: set.Limits,
-			}
-			if progress {
-				opts.OnProgress = func(p *schemas.ToolProgress) { write(func() error { return localrun.WriteProgress(out, p) }) }
-			}
-			rep, err := localrun.Run(cmd.Context(), opts, func(r *schemas.ToolResult) {
-				write(func() error { return localrun.WriteResult(out, r) })
-			})
-			if rep != nil && rep.Done != nil {
-				// The turn ended, even when its submission failed in part
-				// (a call refused for its size): its end is printed too.
-				write(func() error {
-					closed = true
-					return localrun.WriteDone(out, rep)
-				})
-			}
+			}, progress)
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
-			}
-			if werr != nil {
-				return fmt.Errorf("run: writing results: %w", werr)
 			}
 			return nil
 		},

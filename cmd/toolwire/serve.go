@@ -13,6 +13,7 @@ import (
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/internal/health"
+	"github.com/toolwire/toolwire/internal/toolset"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -36,26 +37,6 @@ which stages this process runs: add executor processes with
   toolwire serve --nats nats://host:4222 --stages executor`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-			if natsURL != "" && !cmd.Flags().Changed("http") {
-				// Extra processes joining a pipeline (often several on one
-				// machine) serve no endpoints unless asked.
-				httpAddr = ""
-			}
-			var hs *health.Server
-			if httpAddr != "" {
-				var err error
-				if hs, err = health.Listen(httpAddr); err != nil {
-					return err
-				}
-				defer hs.Close(context.Background())
-			}
-			set, err := tools(cmd.Context(), configFile, testTools, nil)
-			if err != nil {
-				return err
-			}
-			defer set.Close()
-			reg := set.Registry
 			mc, err := maxConcurrency(maxConc)
 			if err != nil {
 				return err
@@ -64,6 +45,24 @@ which stages this process runs: add executor processes with
 			if err != nil {
 				return err
 			}
+			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+			if natsURL != "" && !cmd.Flags().Changed("http") {
+				// Extra processes joining a pipeline (often several on one
+				// machine) serve no endpoints unless asked.
+				httpAddr = ""
+			}
+			var hs *health.Server
+			if httpAddr != "" {
+				if hs, err = health.Listen(httpAddr); err != nil {
+					return err
+				}
+				defer hs.Close(context.Background())
+			}
+			set, err := loadTools(cmd.Context(), configFile, toolset.Options{TestTools: testTools})
+			if err != nil {
+				return err
+			}
+			defer set.Close()
 			dial := pipeline.Dialer(func(name string, opts ...nats.Option) (*nats.Conn, error) {
 				return nats.Connect(natsURL, append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1)}, opts...)...)
 			})
@@ -77,7 +76,7 @@ which stages this process runs: add executor processes with
 				dial, where = srv.Connect, srv.ClientURL()
 			}
 			p, err := pipeline.Start(cmd.Context(), dial, pipeline.Config{
-				Space: subjects.Default(), Tools: reg, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
+				Space: subjects.Default(), Tools: set.Registry, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
 				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy}, Limits: set.Limits,
 			})
 			if err != nil {

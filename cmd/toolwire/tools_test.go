@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/toolwire/toolwire/internal/toolset"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/builtin"
 )
@@ -31,8 +32,8 @@ func fakeMCP(server, name, desc string) *tool.Tool {
 
 // fixedTools is a source of exactly these tools, in this order.
 func fixedTools(builtins, externals []*tool.Tool) toolSource {
-	return func(bool) ([]*tool.Tool, []*tool.Tool) {
-		return slices.Clone(builtins), slices.Clone(externals)
+	return func(o *toolset.Options) {
+		o.Builtins, o.Externals = slices.Clone(builtins), slices.Clone(externals)
 	}
 }
 
@@ -77,7 +78,7 @@ func renderedNames(t *testing.T, out string, format tool.Format) []string {
 // The default command renders the built-ins sorted by name; with only
 // built-ins nothing is deferred, so ToolSearch is not sent.
 func TestToolsListsBuiltins(t *testing.T) {
-	t.Setenv(tool.EnvToolSearch, "")
+	t.Setenv(envToolSearch, "")
 	var want []string
 	deferred := false
 	for _, tl := range builtin.Tools() {
@@ -112,7 +113,7 @@ func TestToolsByteIdenticalAcrossRegistrationOrders(t *testing.T) {
 	github := []*tool.Tool{fakeMCP("github", "list_issues", "List issues."), fakeMCP("github", "create_issue", "Create an issue.")}
 	slack := []*tool.Tool{fakeMCP("slack", "send_message", "Send a message."), fakeMCP("slack", "add_reaction", "React with <emoji>.")}
 	for _, mode := range []string{"off", "on"} {
-		t.Setenv(tool.EnvToolSearch, mode)
+		t.Setenv(envToolSearch, mode)
 		for _, args := range [][]string{{"--format", "anthropic"}, {"--format", "openai"}, {"--prompt"}} {
 			var first string
 			n := 0
@@ -168,7 +169,7 @@ func TestToolsByteIdenticalAcrossRegistrationOrders(t *testing.T) {
 }
 
 func TestToolsCheck(t *testing.T) {
-	t.Setenv(tool.EnvToolSearch, "")
+	t.Setenv(envToolSearch, "")
 	out, code, err := runSub(t, newTools, "", "check", "Bash", `{"command":"ls"}`)
 	if code != 0 {
 		t.Fatal(err)
@@ -215,7 +216,7 @@ func TestToolsCheck(t *testing.T) {
 }
 
 func TestToolsSearch(t *testing.T) {
-	t.Setenv(tool.EnvToolSearch, "")
+	t.Setenv(envToolSearch, "")
 	ext := []*tool.Tool{
 		fakeMCP("jira", "create_issue", "Create a Jira issue."),
 		fakeMCP("jira", "list_projects", "List projects."),
@@ -242,7 +243,7 @@ func TestToolsSearch(t *testing.T) {
 	if out := mustRunTools(t, src, "search", "--deferred", "issue"); !strings.Contains(out, `"matches":[],`) || !strings.Contains(out, `"total_tools":0`) {
 		t.Errorf("--deferred, auto: %s", out)
 	}
-	t.Setenv(tool.EnvToolSearch, "on")
+	t.Setenv(envToolSearch, "on")
 	if out := mustRunTools(t, src, "search", "--deferred", "--scores", "issue"); out != "14 mcp__github__create_issue\n14 mcp__jira__create_issue\n" {
 		t.Errorf("--deferred, on: %q", out)
 	}
@@ -254,7 +255,7 @@ func TestToolsSearch(t *testing.T) {
 }
 
 func TestToolsConfig(t *testing.T) {
-	t.Setenv(tool.EnvToolSearch, "")
+	t.Setenv(envToolSearch, "")
 	ext := []*tool.Tool{fakeMCP("slack", "send_message", "Send."), fakeMCP("github", "get_issue", "Get.")}
 	src := fixedTools(builtin.Tools(), ext)
 	cfg := writeTemp(t, "toolwire.json", `{"deny": ["Bash", "mcp__slack", "Read(./secrets/**)"], "tool_search": "off"}`)
@@ -268,7 +269,7 @@ func TestToolsConfig(t *testing.T) {
 	if !slices.Contains(names, "ToolSearch") || slices.Contains(names, "mcp__github__get_issue") {
 		t.Errorf("tool_search on: %v", names)
 	}
-	t.Setenv(tool.EnvToolSearch, "off")
+	t.Setenv(envToolSearch, "off")
 	names = renderedNames(t, mustRunTools(t, src, "--config", on), tool.FormatAnthropic)
 	if slices.Contains(names, "ToolSearch") || !slices.Contains(names, "mcp__github__get_issue") {
 		t.Errorf("TOOLWIRE_TOOL_SEARCH=off over the file: %v", names)
@@ -279,11 +280,11 @@ func TestToolsConfig(t *testing.T) {
 	if code != 1 || out != "" || err == nil || !strings.Contains(err.Error(), bad+`:2:12: field "deny"[0]: rule "Bash(rm": missing ")"`) {
 		t.Errorf("bad config: exit %d, %v", code, err)
 	}
-	t.Setenv(tool.EnvToolSearch, "sometimes")
+	t.Setenv(envToolSearch, "sometimes")
 	if _, code, err := runTools(t, src); code != 1 || err == nil || !strings.Contains(err.Error(), "TOOLWIRE_TOOL_SEARCH") {
 		t.Errorf("bad TOOLWIRE_TOOL_SEARCH: exit %d, %v", code, err)
 	}
-	t.Setenv(tool.EnvToolSearch, "")
+	t.Setenv(envToolSearch, "")
 	var ee *exitError
 	if _, _, err := runTools(t, src, "--format", "gemini"); !errors.As(err, &ee) || ee.code != exitUsage {
 		t.Errorf("bad --format: %v", err)

@@ -300,15 +300,14 @@ func (c *Config) setToolSearch(raw json.RawMessage, at int64) error {
 	return nil
 }
 
-// ToolSearchMode is the tool search mode in effect: TOOLWIRE_TOOL_SEARCH
-// when it is set, else the file's tool_search, else auto at the default
-// threshold. c may be nil (no file).
-func (c *Config) ToolSearchMode() (tool.SearchMode, error) {
-	fallback := tool.SearchMode{Kind: tool.SearchAuto, Percent: tool.DefaultAutoPercent}
+// ToolSearchMode is the file's tool_search, else auto at the default
+// threshold. c may be nil (no file). The binary's environment may override
+// it (toolset.Options.SearchMode); the configuration never reads it.
+func (c *Config) ToolSearchMode() tool.SearchMode {
 	if c != nil && c.ToolSearch != "" {
-		fallback = c.SearchMode
+		return c.SearchMode
 	}
-	return tool.SearchModeFromEnv(fallback)
+	return tool.SearchMode{Kind: tool.SearchAuto, Percent: tool.DefaultAutoPercent}
 }
 
 // Rules are the parsed deny rules; nil for a nil c.

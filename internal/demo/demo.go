@@ -5,6 +5,7 @@
 package demo
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/localrun"
 	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/tool"
 )
 
 // Stream is the bundled Anthropic Messages stream (made by gen_stream.py):
@@ -27,6 +29,32 @@ var Stream []byte
 
 // Pace is the pause between SSE events, about the speed a model streams.
 const Pace = 15 * time.Millisecond
+
+// Run is `toolwire demo`: it sets up the project in a temporary directory,
+// replays Stream at Pace through a private pipeline of tools with
+// executors workers, and renders to w what happened. The directory is
+// removed when Run returns.
+func Run(ctx context.Context, w io.Writer, tools *tool.Registry, executors int) error {
+	dir, err := os.MkdirTemp("", "toolwire-demo-project-")
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := Setup(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "toolwire demo: a recorded Anthropic stream with 6 tool calls, replayed at model speed\n")
+	fmt.Fprintf(w, "through router → %d executor(s) → reorder on an embedded NATS JetStream server.\n", executors)
+	fmt.Fprintf(w, "Working directory: %s\n\n", dir)
+	rep, err := localrun.Run(ctx, localrun.Options{
+		Format: "anthropic", Stream: Stream, Pace: Pace, WorkDir: dir, Tools: tools, Executors: executors,
+	}, nil)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	Render(w, rep)
+	return nil
+}
 
 // Setup writes the small project the demo's calls work on into dir.
 func Setup(dir string) error {

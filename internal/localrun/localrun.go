@@ -39,7 +39,7 @@ type Options struct {
 	// Executors and Reorders count stage instances (default 1 each).
 	Executors int
 	Reorders  int
-	// MaxConcurrency is the turn's limit (0: environment or default).
+	// MaxConcurrency is the turn's limit (0: the router's default).
 	MaxConcurrency int
 	// Timeout bounds the whole turn (default 10 minutes).
 	Timeout time.Duration

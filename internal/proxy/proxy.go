@@ -101,6 +101,9 @@ type Config struct {
 	TapBuffer int
 	// Transport sends requests upstream (default http.DefaultTransport).
 	Transport http.RoundTripper
+	// ShutdownGrace is how long Serve lets the streams in flight run on
+	// once its context ends (default DefaultShutdownGrace).
+	ShutdownGrace time.Duration
 }
 
 // Proxy is the proxy's http.Handler.
@@ -130,6 +133,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.TapBuffer <= 0 {
 		cfg.TapBuffer = DefaultTapBuffer
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
 	p := &Proxy{cfg: cfg}
 	p.rp = &httputil.ReverseProxy{
@@ -171,7 +177,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Wait waits until every tapped turn has been published (or given up). A
 // turn's publishing ends shortly after its response does; call Wait after
-// the server's Shutdown.
+// the server's Shutdown (Serve does).
 func (p *Proxy) Wait() { p.turn.Wait() }
 
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
