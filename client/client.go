@@ -41,6 +41,9 @@ type Client struct {
 // or reorder stage creates them when it starts, as do pipeline.Start and
 // `toolwire serve`.
 func New(nc *nats.Conn, cfg Config) (*Client, error) {
+	if err := cfg.Space.Check(); err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
 	if cfg.Tenant == "" {
 		cfg.Tenant = subjects.DefaultTenant
 	}

@@ -140,11 +140,8 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 }
 
 func (e *Executor) keepAliveEvery() time.Duration {
-	aw := e.cfg.Consumer.AckWait
-	if aw <= 0 {
-		aw = 30 * time.Second
-	}
-	return aw / 3
+	// AckWait has its default (provision.DefaultAckWait) by now.
+	return e.cfg.Consumer.AckWait / 3
 }
 
 // claim classifies the call in the lease and decides its next step; when

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -83,6 +82,63 @@ type Config struct {
 	Log   *slog.Logger
 }
 
+// withDefaults fills the zero fields of c.
+func (c Config) withDefaults() Config {
+	if c.Pool == "" {
+		c.Pool = subjects.DefaultPool
+	}
+	if c.WorkerID == "" {
+		host, _ := os.Hostname()
+		c.WorkerID = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), nuid.Next()[16:])
+	}
+	if c.CallTimeout <= 0 {
+		c.CallTimeout = DefaultCallTimeout
+	}
+	if c.MaxTimeout <= 0 {
+		c.MaxTimeout = DefaultMaxTimeout
+	}
+	if c.Deadline <= 0 {
+		c.Deadline = DefaultDeadline
+	}
+	if c.TurnMaxChars <= 0 {
+		c.TurnMaxChars = DefaultTurnMaxChars
+	}
+	if c.ApprovalTimeout <= 0 {
+		c.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if c.AdTTL < time.Second {
+		// Nats-TTL is at least one second.
+		c.AdTTL = DefaultAdTTL
+	}
+	if c.Recheck <= 0 {
+		c.Recheck = time.Second
+	}
+	if c.Consumer.MaxAckPending == 0 {
+		// Parked calls hold their message, so the pool needs room for
+		// every call of the turns in flight, not just the running ones.
+		c.Consumer.MaxAckPending = 4096
+	}
+	c.Consumer = c.Consumer.WithDefaults()
+	if c.Source == "" {
+		c.Source = "/toolwire/executor/" + c.Pool
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Validate reports the first field of c a worker cannot work with.
+func (c Config) Validate() error {
+	if err := c.Space.Check(); err != nil {
+		return err
+	}
+	if c.Tools == nil {
+		return errors.New("no tools (Config.Tools is nil)")
+	}
+	return subjects.CheckToken("pool", c.Pool)
+}
+
 // Executor is one worker of a pool.
 type Executor struct {
 	cfg     Config
@@ -91,54 +147,13 @@ type Executor struct {
 	store   *lease.Store
 	watcher *lease.Watcher
 	cons    jetstream.Consumer
-	wg      sync.WaitGroup
 }
 
 // New prepares a worker on nc.
 func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
-	if cfg.Tools == nil {
-		return nil, errors.New("executor: no tools")
-	}
-	if cfg.Pool == "" {
-		cfg.Pool = subjects.DefaultPool
-	}
-	if cfg.WorkerID == "" {
-		host, _ := os.Hostname()
-		cfg.WorkerID = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), nuid.Next()[16:])
-	}
-	if cfg.CallTimeout <= 0 {
-		cfg.CallTimeout = DefaultCallTimeout
-	}
-	if cfg.MaxTimeout <= 0 {
-		cfg.MaxTimeout = DefaultMaxTimeout
-	}
-	if cfg.Deadline <= 0 {
-		cfg.Deadline = DefaultDeadline
-	}
-	if cfg.TurnMaxChars <= 0 {
-		cfg.TurnMaxChars = DefaultTurnMaxChars
-	}
-	if cfg.ApprovalTimeout <= 0 {
-		cfg.ApprovalTimeout = DefaultApprovalTimeout
-	}
-	if cfg.AdTTL < time.Second {
-		// Nats-TTL is at least one second.
-		cfg.AdTTL = DefaultAdTTL
-	}
-	if cfg.Recheck <= 0 {
-		cfg.Recheck = time.Second
-	}
-	if cfg.Consumer.MaxAckPending == 0 {
-		// Parked calls hold their message, so the pool needs room for
-		// every call of the turns in flight, not just the running ones.
-		cfg.Consumer.MaxAckPending = 4096
-	}
-	cfg.Consumer = cfg.Consumer.WithDefaults()
-	if cfg.Source == "" {
-		cfg.Source = "/toolwire/executor/" + cfg.Pool
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("executor: %w", err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {

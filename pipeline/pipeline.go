@@ -104,6 +104,9 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.Space.Check(); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
 	if err := provision.Streams(ctx, js, cfg.Space, cfg.Provision); err != nil {
 		return nil, err
 	}
@@ -247,4 +250,19 @@ func drain(nc *nats.Conn) error {
 		nc.Close()
 	}
 	return nil
+}
+
+// Provision creates the pipeline's streams and buckets under space with
+// their defaults, or brings them up to date; it is idempotent. A process
+// that joins a pipeline with stages of its own (a remote pool's executors)
+// calls it so that it can be the first to start. Start does it too.
+func Provision(ctx context.Context, nc *nats.Conn, space subjects.Space) error {
+	if err := space.Check(); err != nil {
+		return fmt.Errorf("pipeline: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("pipeline: %w", err)
+	}
+	return provision.Streams(ctx, js, space, provision.Config{})
 }

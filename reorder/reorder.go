@@ -59,6 +59,31 @@ const DefaultGapDeadline = 20 * time.Minute
 // DefaultMaxDeliver bounds the deliveries of a result waiting behind a gap.
 const DefaultMaxDeliver = 1000
 
+// withDefaults fills the zero fields of c.
+func (c Config) withDefaults() Config {
+	if c.Source == "" {
+		c.Source = "/toolwire/reorder"
+	}
+	if c.Lanes <= 0 {
+		c.Lanes = stage.DefaultLanes
+	}
+	if c.Consumer.MaxDeliver == 0 {
+		// A result waiting behind a gap is retried until the gap fills or
+		// the gap's deadline fills it: the deadline comes well before the
+		// last delivery (about 600 deliveries in 20 minutes at the
+		// back-off's cap).
+		c.Consumer.MaxDeliver = DefaultMaxDeliver
+	}
+	c.Consumer = c.Consumer.WithDefaults()
+	if c.GapDeadline <= 0 {
+		c.GapDeadline = DefaultGapDeadline
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
 // Reorder is one instance of the stage.
 type Reorder struct {
 	cfg     Config
@@ -72,25 +97,9 @@ type Reorder struct {
 
 // New prepares an instance on nc.
 func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
-	if cfg.Source == "" {
-		cfg.Source = "/toolwire/reorder"
-	}
-	if cfg.Lanes <= 0 {
-		cfg.Lanes = 16
-	}
-	if cfg.Consumer.MaxDeliver == 0 {
-		// A result waiting behind a gap is retried until the gap fills or
-		// the gap's deadline fills it: the deadline comes well before the
-		// last delivery (about 600 deliveries in 20 minutes at the
-		// back-off's cap).
-		cfg.Consumer.MaxDeliver = DefaultMaxDeliver
-	}
-	cfg.Consumer = cfg.Consumer.WithDefaults()
-	if cfg.GapDeadline <= 0 {
-		cfg.GapDeadline = DefaultGapDeadline
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
+	cfg = cfg.withDefaults()
+	if err := cfg.Space.Check(); err != nil {
+		return nil, fmt.Errorf("reorder: %w", err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {

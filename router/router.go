@@ -58,6 +58,39 @@ type Config struct {
 	Log   *slog.Logger
 }
 
+// withDefaults fills the zero fields of c.
+func (c Config) withDefaults() Config {
+	if c.Pool == "" {
+		c.Pool = subjects.DefaultPool
+	}
+	if c.MaxConcurrency <= 0 {
+		c.MaxConcurrency = lease.DefaultMaxConcurrency
+	}
+	if c.Source == "" {
+		c.Source = "/toolwire/router"
+	}
+	if c.Lanes <= 0 {
+		c.Lanes = stage.DefaultLanes
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	c.Limits = c.Limits.WithDefaults()
+	c.Consumer = c.Consumer.WithDefaults()
+	return c
+}
+
+// Validate reports the first field of c a router cannot work with.
+func (c Config) Validate() error {
+	if err := c.Space.Check(); err != nil {
+		return err
+	}
+	if c.Tools == nil {
+		return errors.New("no tools (Config.Tools is nil)")
+	}
+	return subjects.CheckToken("pool", c.Pool)
+}
+
 // Router routes input events; many may run against one stream.
 type Router struct {
 	cfg     Config
@@ -74,26 +107,10 @@ type Router struct {
 // New prepares a router on nc: it provisions the streams, binds the lease
 // and compiles every tool's input schema once.
 func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
-	if cfg.Tools == nil {
-		return nil, errors.New("router: no tools")
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("router: %w", err)
 	}
-	if cfg.Pool == "" {
-		cfg.Pool = subjects.DefaultPool
-	}
-	if cfg.MaxConcurrency <= 0 {
-		cfg.MaxConcurrency = lease.DefaultMaxConcurrency
-	}
-	if cfg.Source == "" {
-		cfg.Source = "/toolwire/router"
-	}
-	if cfg.Lanes <= 0 {
-		cfg.Lanes = 16
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
-	cfg.Limits = cfg.Limits.WithDefaults()
-	cfg.Consumer = cfg.Consumer.WithDefaults()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)

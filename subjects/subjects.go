@@ -89,6 +89,17 @@ func Default() Space {
 // Prefix is the first token of every subject.
 func (s Space) Prefix() string { return s.prefix }
 
+// ErrZeroSpace is the error of a configuration that left its Space unset.
+var ErrZeroSpace = errors.New("subjects: the Space is the zero value; use subjects.Default() or subjects.New(prefix)")
+
+// Check reports whether the space is usable: the zero value is not.
+func (s Space) Check() error {
+	if s.prefix == "" {
+		return ErrZeroSpace
+	}
+	return nil
+}
+
 // Stream names.
 
 // InStream holds tool_use, turn_end, turn_cancel and turn_discard events.

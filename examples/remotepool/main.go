@@ -21,9 +21,8 @@ import (
 	"syscall"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/executor"
-	"github.com/toolwire/toolwire/internal/provision"
+	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -75,12 +74,8 @@ func run(natsURL, pool string, workers int, log *slog.Logger) error {
 		return fmt.Errorf("connect %s: %w", natsURL, err)
 	}
 	defer nc.Drain()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
 	space := subjects.Default()
-	if err := provision.Streams(ctx, js, space, provision.Config{}); err != nil {
+	if err := pipeline.Provision(ctx, nc, space); err != nil {
 		return err
 	}
 	reg, err := tool.NewRegistry(wordCount())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/subjects"
 )
 
@@ -37,7 +38,7 @@ func (c Config) withDefaults() Config {
 		c.Dedup = 2 * time.Minute
 	}
 	if c.LeaseTTL == 0 {
-		c.LeaseTTL = time.Hour
+		c.LeaseTTL = lease.DefaultTTL
 	}
 	return c
 }

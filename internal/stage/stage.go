@@ -121,6 +121,10 @@ type Hooks struct {
 	Handled func(stage string, o Outcome, took time.Duration)
 }
 
+// DefaultLanes is how many turns a stage instance handles in parallel when
+// its configuration does not say.
+const DefaultLanes = 16
+
 func (s *Spec) withDefaults() {
 	if s.Batch <= 0 {
 		s.Batch = 256
