@@ -78,14 +78,16 @@ func count(n int) int {
 }
 
 // Start provisions the streams and starts the stages; they run until Stop.
-func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error) {
+func Start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	p = &Pipeline{}
+	p := &Pipeline{}
 	defer func() {
+		// Whatever started before a failure stops again; the return
+		// statements hand back nil, so the pipeline is p, not the result.
 		if err != nil {
-			p.Stop()
+			_ = p.Stop()
 		}
 	}()
 	conn := func(name string) (*nats.Conn, error) {
