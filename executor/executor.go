@@ -155,21 +155,12 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, fmt.Errorf("executor: %w", err)
-	}
-	store, err := lease.NewStore(ctx, js, cfg.Space, cfg.LeaseTTL)
-	if err != nil {
-		return nil, fmt.Errorf("executor: %w", err)
-	}
-	// The consumer exists when New returns, so a started pipeline can be
-	// inspected and fed at once.
 	sp := cfg.Space
-	cons, err := provision.Consumer(ctx, js, sp.ExecStream(), sp.ExecConsumer(cfg.Pool), sp.ExecPool(cfg.Pool), cfg.Consumer)
+	bd, err := stage.Bind(ctx, nc, sp, stage.Binding{Stream: sp.ExecStream(), Name: sp.ExecConsumer(cfg.Pool), Filter: sp.ExecPool(cfg.Pool), Config: cfg.Consumer, LeaseTTL: cfg.LeaseTTL})
 	if err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
+	js, store, cons := bd.JS, bd.Leases, bd.Consumer
 	return &Executor{cfg: cfg, nc: nc, js: js, store: store, watcher: lease.NewWatcher(nc, cfg.Space), cons: cons}, nil
 }
 

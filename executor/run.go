@@ -7,8 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
@@ -178,7 +178,7 @@ func (e *Executor) persist(ctx context.Context, write func() error) error {
 	delay := 50 * time.Millisecond
 	for {
 		err := write()
-		if err == nil || time.Now().After(deadline) || ctx.Err() != nil || e.gone(ctx, err) {
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil || jserr.Gone(ctx, e.js, err, e.cfg.Space.ResultStream(), e.cfg.Space.LeaseStream()) {
 			// A closed connection never comes back (the message will be
 			// redelivered to another worker instead), and neither does a
 			// deleted stream or bucket.
@@ -192,27 +192,6 @@ func (e *Executor) persist(ctx context.Context, write func() error) error {
 		}
 		delay = min(2*delay, 2*time.Second)
 	}
-}
-
-// gone reports whether a write failed for a reason no retry can cure: a
-// closed connection, or a stream or bucket that was deleted. A deleted
-// stream shows itself as "no responders" to a direct get or a publish —
-// which a restarting server gives too — so that case asks the server
-// whether the streams still exist; while it cannot answer, the write is
-// retried.
-func (e *Executor) gone(ctx context.Context, err error) bool {
-	switch {
-	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, jetstream.ErrStreamNotFound), errors.Is(err, jetstream.ErrBucketNotFound):
-		return true
-	case !errors.Is(err, nats.ErrNoResponders):
-		return false
-	}
-	for _, name := range []string{e.cfg.Space.ResultStream(), e.cfg.Space.LeaseStream()} {
-		if _, err := e.js.Stream(ctx, name); errors.Is(err, jetstream.ErrStreamNotFound) {
-			return true
-		}
-	}
-	return false
 }
 
 // markDone marks the call done with what its result means for the turn.

@@ -21,7 +21,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolwire/toolwire/internal/jsconflict"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
@@ -101,26 +101,17 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 	if err := cfg.Space.Check(); err != nil {
 		return nil, fmt.Errorf("reorder: %w", err)
 	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, fmt.Errorf("reorder: %w", err)
-	}
-	results, err := js.Stream(ctx, cfg.Space.ResultStream())
-	if err != nil {
-		return nil, fmt.Errorf("reorder: %w", err)
-	}
-	out, err := js.Stream(ctx, cfg.Space.OutStream())
-	if err != nil {
-		return nil, fmt.Errorf("reorder: %w", err)
-	}
-	leases, err := lease.NewStore(ctx, js, cfg.Space, 0)
-	if err != nil {
-		return nil, fmt.Errorf("reorder: %w", err)
-	}
-	// The consumer exists when New returns, so a started pipeline can be
-	// inspected and fed at once.
 	sp := cfg.Space
-	cons, err := provision.Consumer(ctx, js, sp.ResultStream(), sp.ReorderConsumer(), sp.ResultAll(), cfg.Consumer)
+	bd, err := stage.Bind(ctx, nc, sp, stage.Binding{Stream: sp.ResultStream(), Name: sp.ReorderConsumer(), Filter: sp.ResultAll(), Config: cfg.Consumer})
+	if err != nil {
+		return nil, fmt.Errorf("reorder: %w", err)
+	}
+	js, leases, cons := bd.JS, bd.Leases, bd.Consumer
+	results, err := js.Stream(ctx, sp.ResultStream())
+	if err != nil {
+		return nil, fmt.Errorf("reorder: %w", err)
+	}
+	out, err := js.Stream(ctx, sp.OutStream())
 	if err != nil {
 		return nil, fmt.Errorf("reorder: %w", err)
 	}
@@ -230,7 +221,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 			}
 			continue
 		}
-		if err != nil && !jsconflict.Is(err) {
+		if err != nil && !jserr.Conflict(err) {
 			return cur, fmt.Errorf("reorder: append: %w", err)
 		}
 		// Another instance appended first: read where it left the cursor.

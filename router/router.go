@@ -111,21 +111,13 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	js, err := jetstream.New(nc)
+	sp := cfg.Space
+	b, err := stage.Bind(ctx, nc, sp, stage.Binding{Stream: sp.InStream(), Name: sp.RouterConsumer(), Filter: sp.InAll(), Config: cfg.Consumer, LeaseTTL: cfg.LeaseTTL})
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	store, err := lease.NewStore(ctx, js, cfg.Space, cfg.LeaseTTL)
-	if err != nil {
-		return nil, fmt.Errorf("router: %w", err)
-	}
-	// The consumer exists when New returns, so a started pipeline can be
-	// inspected and fed at once.
-	cons, err := provision.Consumer(ctx, js, cfg.Space.InStream(), cfg.Space.RouterConsumer(), cfg.Space.InAll(), cfg.Consumer)
-	if err != nil {
-		return nil, fmt.Errorf("router: %w", err)
-	}
-	results, err := js.Stream(ctx, cfg.Space.ResultStream())
+	js, store, cons := b.JS, b.Leases, b.Consumer
+	results, err := js.Stream(ctx, sp.ResultStream())
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}

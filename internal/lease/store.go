@@ -10,7 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolwire/toolwire/internal/jsconflict"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -274,7 +274,7 @@ func isConflict(err error) bool {
 	if errors.Is(err, errConflict) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
 		return true
 	}
-	return jsconflict.Is(err)
+	return jserr.Conflict(err)
 }
 
 func backoff(ctx context.Context, attempt int) {

@@ -1,0 +1,44 @@
+// Package jserr classifies JetStream failures by what the server says, never
+// by the message text: a compare-and-set publish that lost, and a write to a
+// stream that no longer exists.
+package jserr
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Conflict reports whether a publish failed its expected-last-sequence
+// check, by the server's error code: 10071 on a single node, 10164 on a
+// replicated stream (nats.go's own constants).
+func Conflict(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant
+	}
+	return false
+}
+
+// Gone reports whether a write failed for a reason no retry can cure: a
+// closed connection, or a stream or bucket that was deleted. A deleted
+// stream shows itself as "no responders" to a direct get or a publish —
+// which a restarting server gives too — so that case asks the server
+// whether the streams the write needs still exist; while it cannot
+// answer, the failure counts as passing.
+func Gone(ctx context.Context, js jetstream.JetStream, err error, streams ...string) bool {
+	switch {
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, jetstream.ErrStreamNotFound), errors.Is(err, jetstream.ErrBucketNotFound):
+		return true
+	case !errors.Is(err, nats.ErrNoResponders):
+		return false
+	}
+	for _, name := range streams {
+		if _, err := js.Stream(ctx, name); errors.Is(err, jetstream.ErrStreamNotFound) {
+			return true
+		}
+	}
+	return false
+}

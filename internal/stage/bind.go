@@ -1,0 +1,46 @@
+package stage
+
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/provision"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// Bound is what every stage binds on its connection: JetStream, the turns'
+// leases and its durable consumer.
+type Bound struct {
+	JS       jetstream.JetStream
+	Leases   *lease.Store
+	Consumer jetstream.Consumer
+}
+
+// Binding says which consumer a stage binds.
+type Binding struct {
+	Stream, Name, Filter string
+	Config               provision.ConsumerConfig
+	// LeaseTTL is the leases' idle lifetime (0: lease.DefaultTTL).
+	LeaseTTL time.Duration
+}
+
+// Bind binds a stage on nc. The consumer exists when Bind returns, so a
+// started pipeline can be inspected and fed at once.
+func Bind(ctx context.Context, nc *nats.Conn, space subjects.Space, b Binding) (Bound, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return Bound{}, err
+	}
+	leases, err := lease.NewStore(ctx, js, space, b.LeaseTTL)
+	if err != nil {
+		return Bound{}, err
+	}
+	cons, err := provision.Consumer(ctx, js, b.Stream, b.Name, b.Filter, b.Config)
+	if err != nil {
+		return Bound{}, err
+	}
+	return Bound{JS: js, Leases: leases, Consumer: cons}, nil
+}
