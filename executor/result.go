@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/sanitizer"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
@@ -46,7 +47,7 @@ func (e *Executor) shape(ctx context.Context, c *call, res tool.Result, callErr 
 	default:
 		content := sanitizer.Output(res.Content)
 		if content == "" {
-			content = fmt.Sprintf("(%s completed with no output)", c.t.Name())
+			content = texts.Empty(c.t.Name())
 		}
 		r.Content, r.Truncated, r.BlobRef = e.fit(ctx, c, content, res.Cut)
 	}
@@ -94,13 +95,13 @@ func (e *Executor) fit(ctx context.Context, c *call, content string, cut *tool.O
 func previewMark(n int, cut *tool.OutputCut, blob string) string {
 	switch {
 	case cut != nil && blob != "":
-		return fmt.Sprintf("\n… [output too long: %d bytes of output in all; the stored copy holds only the first %d bytes, as blob %s]", cut.Total, cut.Kept, blob)
+		return texts.CutStored(cut.Total, cut.Kept, blob)
 	case cut != nil:
-		return fmt.Sprintf("\n… [output truncated: %d bytes of output in all]", cut.Total)
+		return texts.CutTruncated(cut.Total)
 	case blob != "":
-		return fmt.Sprintf("\n… [output too long: %d characters in all; the full output is stored as blob %s]", n, blob)
+		return texts.Stored(n, blob)
 	default:
-		return fmt.Sprintf("\n… [output truncated: %d characters in all]", n)
+		return texts.Truncated(n)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/sanitizer"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
@@ -317,7 +318,7 @@ func (r *Reorder) checkResult(h nats.Header, body []byte, seq int) (*schemas.Too
 // agent still gets one result per call.
 func (r *Reorder) substitute(p subjects.Parsed, seq int, bad error) (nats.Header, []byte, error) {
 	now := time.Now().UTC()
-	text := "the result of this call was lost: its message was malformed (" + bad.Error() + ")"
+	text := texts.Lost(bad.Error())
 	var never errNeverArrived
 	if errors.As(bad, &never) {
 		text = never.Error()
