@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/answer"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/texts"
-	"github.com/toolwire/toolwire/sanitizer"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -128,12 +128,8 @@ func (r *Router) answerLate(ctx context.Context, p subjects.Parsed, u *schemas.T
 // publishResult stores the router's error result for call u; a result
 // already stored for it (a redelivery) counts as done.
 func (r *Router) publishResult(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string, late bool) error {
-	now := time.Now().UTC()
-	res := &schemas.ToolResult{
-		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, IsError: true,
-		Content:   sanitizer.Error(why, sanitizer.Options{}),
-		StartedAt: now, FinishedAt: now, Worker: "router", Late: late,
-	}
+	res := answer.Error(u.Seq, u.ToolUseID, u.Name, "router", why, time.Now())
+	res.Late = late
 	subject := r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)
 	err := r.publish(ctx, subject, subjects.ResultMsgID(p.Tenant, p.Turn, u.Seq), p, "", u.Seq, res)
 	if err != nil && !r.subjectHasMsg(ctx, subject) {
