@@ -108,9 +108,10 @@ func MalformedUse(cause string) string {
 // (docs/orchestration.md, Sibling cancellation; Timeouts).
 
 // MalformedDispatch answers a call whose dispatch event does not decode,
-// when its seq is still known.
+// when its seq is still known. Like MalformedUse it says first that the
+// call did not run.
 func MalformedDispatch(cause string) string {
-	return "malformed dispatch event: " + cause
+	return NotExecuted("malformed dispatch event: " + cause)
 }
 
 // NotHosted answers a dispatch the router sent to a pool whose worker does

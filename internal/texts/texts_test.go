@@ -86,7 +86,7 @@ func pins() []pin {
 			"Tool call not executed: malformed tool_use event: msgpack: invalid code"},
 
 		{"MalformedDispatch", texts.MalformedDispatch("msgpack: invalid code"),
-			"malformed dispatch event: msgpack: invalid code"},
+			"Tool call not executed: malformed dispatch event: msgpack: invalid code"},
 		{"NotHosted", texts.NotHosted("Lower", "gpu"),
 			"No such tool available: Lower (not hosted by pool gpu)"},
 		{"OutcomeUnknown", texts.OutcomeUnknown,
