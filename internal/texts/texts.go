@@ -166,6 +166,8 @@ func Refused(name, reason string) string {
 // (docs/orchestration.md, Results).
 
 // Empty is the result of a call of tool name that succeeded with no output.
+// It is also the default of a tool's EmptyText (tool.Definition), which the
+// executor does not apply (docs/tools.md).
 func Empty(name string) string {
 	return fmt.Sprintf("(%s completed with no output)", name)
 }
