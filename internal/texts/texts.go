@@ -3,9 +3,9 @@
 // outside its tool, or what became of its output. What a tool writes is the
 // tool's; what the argument checks say is in package coercion.
 //
-// Models are prompted with these texts and the reference agent's texts are
-// matched word for word, so each is pinned by this package's test: a change
-// to what the model sees is a change to that test too. An error text is
+// Models are prompted with these texts and tests across the module match
+// them, so each is pinned word for word by this package's test: a change to
+// what the model sees is a change to that test too. An error text is
 // wrapped by the sanitizer (<tool_use_error>…</tool_use_error>) when its
 // result is built (internal/answer); the texts here are the words inside.
 package texts
