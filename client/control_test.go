@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/client"
-	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/pipeline"
 )
 
@@ -27,7 +27,7 @@ func TestCancel(t *testing.T) {
 	}
 	results, _ := readTurn(t, ctx, cl, "cancel")
 	for _, r := range results {
-		if !r.IsError || !strings.Contains(r.Content, lease.InterruptText) {
+		if !r.IsError || !strings.Contains(r.Content, texts.Interrupt) {
 			t.Errorf("call %d (%s): %q; want the interrupt text", r.Seq, r.Name, r.Content)
 		}
 	}
@@ -56,7 +56,7 @@ func TestDiscard(t *testing.T) {
 		t.Fatalf("%d results, want the 2 calls sent", len(results))
 	}
 	for _, r := range results {
-		if !strings.Contains(r.Content, lease.DiscardText) {
+		if !strings.Contains(r.Content, texts.Discard) {
 			t.Errorf("call %d (%s): %q; want the discard text", r.Seq, r.Name, r.Content)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 )
 
@@ -67,8 +68,7 @@ func (c *Client) standIn(ctx context.Context, p *pending, turn string, u *schema
 		MaxPayload: c.nc.MaxPayload(),
 		Err:        err,
 	}
-	why := fmt.Sprintf("its arguments were too large to send: the tool_use event is %d bytes, over the NATS server's max_payload of %d bytes",
-		tooLarge.Size, tooLarge.MaxPayload)
+	why := texts.TooLargeToSend(tooLarge.Size, tooLarge.MaxPayload)
 	if !u.Complete && u.Error != "" {
 		why = u.Error + "; " + why // the call could not run anyway: say that first
 	}

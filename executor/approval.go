@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -37,14 +38,10 @@ func (e *Executor) permit(ctx context.Context, c *call, tc tool.TurnContext) (in
 		return nil, "", err
 	}
 	if dec == nil {
-		return nil, fmt.Sprintf("Permission to use %s was not given: nobody answered the approval request within %s", c.t.Name(), e.cfg.ApprovalTimeout), nil
+		return nil, texts.ApprovalTimedOut(c.t.Name(), e.cfg.ApprovalTimeout), nil
 	}
 	if !dec.Allow {
-		why := "Permission to use " + c.t.Name() + " was refused by the user"
-		if dec.Reason != "" {
-			why += ": " + dec.Reason
-		}
-		return nil, why, nil
+		return nil, texts.Refused(c.t.Name(), dec.Reason), nil
 	}
 	return input, "", nil
 }

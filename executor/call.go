@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/stage"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -57,9 +58,6 @@ type claimed struct {
 	seen    uint64 // the lease version the decision was made on
 }
 
-// interruptedText answers a non-read-only call whose worker died mid-run.
-const interruptedText = "execution interrupted; outcome unknown (the worker running this call stopped, and the call is not read-only, so it was not run again)"
-
 // handle runs one routed call. ctx outlives the receive loop: a call that
 // runs when the worker stops finishes and publishes; only a parked call
 // gives up (m.Recv ends) and is left unacknowledged for another worker.
@@ -82,7 +80,7 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 	t, ok := e.cfg.Tools.Lookup(c.d.Tool)
 	if !ok {
 		// The router sent this tool here, but this worker does not host it.
-		return e.finish(work, c, e.errorResult(c, time.Now(), 0, fmt.Sprintf("No such tool available: %s (not hosted by pool %s)", c.d.Tool, e.cfg.Pool)), nil, false)
+		return e.finish(work, c, e.errorResult(c, time.Now(), 0, texts.NotHosted(c.d.Tool, e.cfg.Pool)), nil, false)
 	}
 	c.t = t
 	c.safe = t.IsConcurrencySafe(c.input())
@@ -108,12 +106,11 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 			return nil
 		case stepInterrupted:
 			// A crash counts as the call's failure.
-			return e.finish(work, c, e.errorResult(c, now, cl.attempt, interruptedText), nil, true)
+			return e.finish(work, c, e.errorResult(c, now, cl.attempt, texts.OutcomeUnknown), nil, true)
 		case stepHalt:
 			return e.finish(work, c, e.errorResult(c, now, cl.attempt, cl.text), nil, false)
 		case stepDeny:
-			msg := fmt.Sprintf("Permission denied: the turn is in plan mode, and this %s call is not read-only. Leave plan mode with ExitPlanMode first.", c.t.Name())
-			return e.finish(work, c, e.errorResult(c, now, cl.attempt, msg), nil, true)
+			return e.finish(work, c, e.errorResult(c, now, cl.attempt, texts.PlanMode(c.t.Name())), nil, true)
 		case stepRun:
 			return e.run(work, c, w, cl)
 		}
@@ -243,10 +240,10 @@ func (e *Executor) answer(ctx context.Context, m *stage.Msg, cause error) error 
 		return nil
 	}
 	c := &call{m: m.Raw, p: m.Subject, meta: m.Meta, d: d, malformed: m.Data == nil}
-	why := "Tool call not executed: " + cause.Error()
+	why := texts.NotExecuted(cause.Error())
 	var bad *stage.MalformedError
 	if errors.As(cause, &bad) {
-		why = "malformed dispatch event: " + cause.Error()
+		why = texts.MalformedDispatch(cause.Error())
 	}
 	r := e.errorResult(c, time.Now(), 0, why)
 	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, r) }); err != nil {

@@ -144,7 +144,7 @@ func TestPoisonDispatchWithSeqAnswered(t *testing.T) {
 	if results[0].IsError || results[2].IsError {
 		t.Errorf("good calls: %+v %+v", results[0], results[2])
 	}
-	if r := results[1]; !r.IsError || !strings.Contains(r.Content, "malformed dispatch event") {
+	if r := results[1]; !r.IsError || !strings.Contains(r.Content, "Tool call not executed: malformed dispatch event") {
 		t.Errorf("malformed call: %+v", r)
 	}
 	if dl := subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageExecutor)); len(dl) != 1 {

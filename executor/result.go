@@ -9,7 +9,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/answer"
 	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/sanitizer"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
@@ -29,27 +31,28 @@ const (
 // output named, content that is too long for the tool or the turn stored
 // as a blob with a preview in its place.
 func (e *Executor) shape(ctx context.Context, c *call, res tool.Result, callErr error, started, finished time.Time, attempt int) *schemas.ToolResult {
-	r := &schemas.ToolResult{
-		Seq: c.d.Seq, ToolUseID: c.d.ToolUseID, Name: c.t.Name(),
-		StartedAt: started.UTC(), FinishedAt: finished.UTC(),
-		Worker: e.cfg.WorkerID, Attempt: attempt, Safe: c.safe,
-	}
+	var r *schemas.ToolResult
 	switch {
 	case callErr != nil:
 		text := callErr.Error()
 		if res.Content != "" {
 			text = res.Content + "\n" + text
 		}
-		r.IsError, r.Content = true, sanitizer.Error(text, sanitizer.Options{})
+		r = e.errorResult(c, finished, attempt, text)
 	case res.IsError:
-		r.IsError, r.Content = true, sanitizer.Error(res.Content, sanitizer.Options{})
+		r = e.errorResult(c, finished, attempt, res.Content)
 	default:
+		r = &schemas.ToolResult{
+			Seq: c.d.Seq, ToolUseID: c.d.ToolUseID, Name: c.t.Name(),
+			FinishedAt: finished.UTC(), Worker: e.cfg.WorkerID, Attempt: attempt, Safe: c.safe, Batch: c.batch,
+		}
 		content := sanitizer.Output(res.Content)
 		if content == "" {
-			content = fmt.Sprintf("(%s completed with no output)", c.t.Name())
+			content = texts.Empty(c.t.Name())
 		}
 		r.Content, r.Truncated, r.BlobRef = e.fit(ctx, c, content, res.Cut)
 	}
+	r.StartedAt = started.UTC()
 	return r
 }
 
@@ -94,13 +97,13 @@ func (e *Executor) fit(ctx context.Context, c *call, content string, cut *tool.O
 func previewMark(n int, cut *tool.OutputCut, blob string) string {
 	switch {
 	case cut != nil && blob != "":
-		return fmt.Sprintf("\n… [output too long: %d bytes of output in all; the stored copy holds only the first %d bytes, as blob %s]", cut.Total, cut.Kept, blob)
+		return texts.CutStored(cut.Total, cut.Kept, blob)
 	case cut != nil:
-		return fmt.Sprintf("\n… [output truncated: %d bytes of output in all]", cut.Total)
+		return texts.CutTruncated(cut.Total)
 	case blob != "":
-		return fmt.Sprintf("\n… [output too long: %d characters in all; the full output is stored as blob %s]", n, blob)
+		return texts.Stored(n, blob)
 	default:
-		return fmt.Sprintf("\n… [output truncated: %d characters in all]", n)
+		return texts.Truncated(n)
 	}
 }
 
@@ -125,17 +128,16 @@ func cutRunes(s string, n int) string {
 	return s[:i]
 }
 
+// errorResult is this worker's error result of call c, saying text, at
+// attempt; it starts and finishes at at.
 func (e *Executor) errorResult(c *call, at time.Time, attempt int, text string) *schemas.ToolResult {
 	name := c.d.Tool
 	if c.t != nil {
 		name = c.t.Name()
 	}
-	return &schemas.ToolResult{
-		Seq: c.d.Seq, ToolUseID: c.d.ToolUseID, Name: name, IsError: true,
-		Content:   sanitizer.Error(text, sanitizer.Options{}),
-		StartedAt: at.UTC(), FinishedAt: at.UTC(), Worker: e.cfg.WorkerID, Attempt: attempt,
-		Safe: c.safe, Batch: c.batch,
-	}
+	r := answer.Error(c.d.Seq, c.d.ToolUseID, name, e.cfg.WorkerID, text, at)
+	r.Attempt, r.Safe, r.Batch = attempt, c.safe, c.batch
+	return r
 }
 
 // publishResult stores a call's one result. A refused publish is fine when

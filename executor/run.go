@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -118,7 +119,7 @@ func (e *Executor) invoke(ctx context.Context, c *call, input []byte, tc tool.Tu
 	defer cancel()
 	res, err := c.t.Call(tctx, input, tc, progress)
 	if err != nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("%s timed out after %s: %w", c.t.Name(), timeout, err)
+		err = fmt.Errorf("%s: %w", texts.Timeout(c.t.Name(), timeout), err)
 	}
 	return res, err
 }

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/client"
-	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/refsched"
 	"github.com/toolwire/toolwire/internal/testenv"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
@@ -234,8 +234,8 @@ func checkControlTurn(turn controlTurn, results []*schemas.ToolResult) (map[stri
 	for i, c := range turn.calls {
 		safe[i] = c.safe()
 	}
-	sibling := "<tool_use_error>" + lease.SiblingText("StepX") + "</tool_use_error>"
-	interrupt := "<tool_use_error>" + lease.InterruptText + "</tool_use_error>"
+	sibling := "<tool_use_error>" + texts.Sibling("StepX") + "</tool_use_error>"
+	interrupt := "<tool_use_error>" + texts.Interrupt + "</tool_use_error>"
 	kinds := map[string]int{}
 	kind := make([]string, n)
 	changed := make([]bool, n)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/internal/stage"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -31,7 +32,7 @@ var errBehindGap = errors.New("reorder: waiting behind an earlier call's result"
 type errNeverArrived struct{ waited time.Duration }
 
 func (e errNeverArrived) Error() string {
-	return fmt.Sprintf("the result of this call never arrived: the turn waited %s for it after a later result (or the turn's end) was stored", e.waited)
+	return texts.NeverArrived(e.waited)
 }
 
 // handle moves the turn's cursor as far as the stored results allow.

@@ -21,11 +21,12 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/answer"
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
-	"github.com/toolwire/toolwire/sanitizer"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -316,15 +317,11 @@ func (r *Reorder) checkResult(h nats.Header, body []byte, seq int) (*schemas.Too
 // substitute is the error result given in place of a bad one, so the
 // agent still gets one result per call.
 func (r *Reorder) substitute(p subjects.Parsed, seq int, bad error) (nats.Header, []byte, error) {
-	now := time.Now().UTC()
-	text := "the result of this call was lost: its message was malformed (" + bad.Error() + ")"
+	text := texts.Lost(bad.Error())
 	var never errNeverArrived
 	if errors.As(bad, &never) {
 		text = never.Error()
 	}
-	res := &schemas.ToolResult{
-		Seq: seq, ToolUseID: "unknown", IsError: true, StartedAt: now, FinishedAt: now, Worker: "reorder",
-		Content: sanitizer.Error(text, sanitizer.Options{}),
-	}
+	res := answer.Error(seq, "unknown", "", "reorder", text, time.Now())
 	return schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq}, res)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/stage"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -37,14 +38,14 @@ func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 	if use == nil {
 		return nil
 	}
-	why := "Tool call not executed: " + cause.Error()
+	why := texts.NotExecuted(cause.Error())
 	var fe *schemas.FieldError
 	var bad *stage.MalformedError
 	switch {
 	case errors.As(cause, &fe) && fe.Limit != "":
-		why = "Tool call not executed: the tool_use event is over a limit: " + cause.Error()
+		why = texts.OverLimit(cause.Error())
 	case errors.As(cause, &bad):
-		why = "Tool call not executed: malformed tool_use event: " + cause.Error()
+		why = texts.MalformedUse(cause.Error())
 	}
 	// A corrupt copy of a call that is already routed (a good copy came
 	// first) must not replace it.

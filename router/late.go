@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/answer"
 	"github.com/toolwire/toolwire/internal/lease"
-	"github.com/toolwire/toolwire/sanitizer"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -24,14 +25,14 @@ func (e *lateError) Error() string { return e.reason }
 // pastEnd says why call seq is not part of its turn any more, or "".
 func pastEnd(l *schemas.Lease, seq int) string {
 	if l.Total >= 0 && seq >= l.Total {
-		return fmt.Sprintf("tool_use seq %d came after its turn's end, which counted %d calls; not executed", seq, l.Total)
+		return texts.Late(seq, l.Total)
 	}
 	return ""
 }
 
 // errTurnOver is an opener's refusal: the turn has an end marker but no
 // lease, so it was completed and its lease expired.
-var errTurnOver = errors.New("the turn is over (its end was recorded and its lease has expired)")
+var errTurnOver = errors.New(texts.TurnOver)
 
 // opener makes the lease of a turn this router sees first — unless the
 // turn is over: a late or replayed event must not bring an expired turn
@@ -107,7 +108,7 @@ func (r *Router) update(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 		r.cfg.Log.Debug("router: event for a turn that is over", "tenant", p.Tenant, "turn", p.Turn)
 		return nil, false, nil
 	case errors.Is(err, errTurnOver):
-		return nil, false, r.answerLate(ctx, p, u, fmt.Sprintf("tool_use seq %d: %v; not executed", u.Seq, errTurnOver))
+		return nil, false, r.answerLate(ctx, p, u, texts.Expired(u.Seq))
 	case err != nil:
 		return nil, false, err
 	}
@@ -127,12 +128,8 @@ func (r *Router) answerLate(ctx context.Context, p subjects.Parsed, u *schemas.T
 // publishResult stores the router's error result for call u; a result
 // already stored for it (a redelivery) counts as done.
 func (r *Router) publishResult(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string, late bool) error {
-	now := time.Now().UTC()
-	res := &schemas.ToolResult{
-		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, IsError: true,
-		Content:   sanitizer.Error(why, sanitizer.Options{}),
-		StartedAt: now, FinishedAt: now, Worker: "router", Late: late,
-	}
+	res := answer.Error(u.Seq, u.ToolUseID, u.Name, "router", why, time.Now())
+	res.Late = late
 	subject := r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)
 	err := r.publish(ctx, subject, subjects.ResultMsgID(p.Tenant, p.Turn, u.Seq), p, "", u.Seq, res)
 	if err != nil && !r.subjectHasMsg(ctx, subject) {

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/coercion"
 	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -20,9 +21,9 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	if !u.Complete {
 		why := u.Error
 		if why == "" {
-			why = "the model's stream ended before this tool call was complete"
+			why = texts.StreamEnded
 		}
-		return r.reject(ctx, p, u, rejection{why: "Tool call incomplete, not executed: " + why})
+		return r.reject(ctx, p, u, rejection{why: texts.Incomplete(why)})
 	}
 	rt, why := r.resolve(u.Name)
 	if why != "" {
@@ -33,12 +34,12 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		var err error
 		args, repaired, err = coercion.ParseRaw(u.RawInput)
 		if err != nil {
-			return r.reject(ctx, p, u, rt.failure("Invalid tool arguments: "+err.Error(), nil))
+			return r.reject(ctx, p, u, rt.failure(texts.InvalidArguments(err.Error()), nil))
 		}
 	}
 	applied, err := rt.schema.Apply(args)
 	if err != nil {
-		why := "Invalid tool arguments: " + err.Error()
+		why := texts.InvalidArguments(err.Error())
 		var ve *coercion.ValidationError
 		if errors.As(err, &ve) {
 			why = err.Error()
@@ -105,7 +106,7 @@ type route struct {
 func (rt route) failure(why string, args json.RawMessage) rejection {
 	rj := rejection{why: why}
 	if rt.cancelsSiblings {
-		rj.abort = lease.SiblingText(rt.activity(args))
+		rj.abort = texts.Sibling(rt.activity(args))
 	}
 	return rj
 }
@@ -124,9 +125,9 @@ func (r *Router) resolve(name string) (rt route, why string) {
 		activity := func(in json.RawMessage) string { return tool.DefaultActivity(name, in) }
 		return route{name: name, pool: remote.ad.Pool, schema: remote.schema, cancelsSiblings: remote.ad.CancelsSiblings, activity: activity}, ""
 	case gone:
-		return route{}, "No worker for tool " + name + ": every worker of the pool that hosts it has stopped"
+		return route{}, texts.NoWorker(name)
 	}
-	return route{}, "No such tool available: " + name
+	return route{}, texts.NoSuchTool(name)
 }
 
 // rejection is how the router answers a call it will not dispatch.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/toolwire/toolwire/internal/texts"
 )
 
 // Definition is what a tool author writes; zero fields take the fail-closed
@@ -198,7 +200,7 @@ func Build(def Definition) (*Tool, error) {
 		def.UserFacingName = def.Name
 	}
 	if def.EmptyText == "" {
-		def.EmptyText = "(" + def.Name + " completed with no output)"
+		def.EmptyText = texts.Empty(def.Name)
 	}
 	def.SearchHint = strings.Join(strings.Fields(def.SearchHint), " ")
 	def.Aliases = append([]string(nil), def.Aliases...)

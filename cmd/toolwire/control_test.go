@@ -16,8 +16,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/embedded"
-	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/testenv"
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
@@ -198,8 +198,8 @@ func TestSiblingCancellationAcrossProcesses(t *testing.T) {
 		if !res[2].IsError || res[2].Content == "" {
 			t.Fatalf("failing call: %+v", res[2])
 		}
-		want := wrapped(lease.SiblingText(tool.DefaultActivity("Bash", bash("", failing).Input)))
-		if !strings.HasSuffix(lease.SiblingText(tool.DefaultActivity("Bash", bash("", failing).Input)), "…) errored") {
+		want := wrapped(texts.Sibling(tool.DefaultActivity("Bash", bash("", failing).Input)))
+		if !strings.HasSuffix(texts.Sibling(tool.DefaultActivity("Bash", bash("", failing).Input)), "…) errored") {
 			t.Fatalf("activity not cut at 40 characters: %s", want)
 		}
 		workers := map[string]bool{}
@@ -260,7 +260,7 @@ func TestInterruptAndDiscardAcrossProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := c.collect(t, ctx, "int_cancel")
-		want := wrapped(lease.InterruptText)
+		want := wrapped(texts.Interrupt)
 		if res[0].Content != want {
 			t.Errorf("Bash (interrupt: cancel): %q, want %q", res[0].Content, want)
 		}
@@ -299,7 +299,7 @@ func TestInterruptAndDiscardAcrossProcesses(t *testing.T) {
 			t.Fatalf("%d results", len(res))
 		}
 		for _, r := range res {
-			if r.Content != wrapped(lease.DiscardText) {
+			if r.Content != wrapped(texts.Discard) {
 				t.Errorf("seq %d: %q", r.Seq, r.Content)
 			}
 		}

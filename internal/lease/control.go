@@ -1,25 +1,9 @@
 package lease
 
 import (
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 )
-
-// Result texts of calls that did not run to their end (docs/orchestration.md,
-// Sibling cancellation; User interrupt and discard).
-const (
-	// DiscardText answers the unfinished calls of a discarded turn.
-	DiscardText = "Streaming fallback - tool execution discarded"
-	// InterruptText answers the calls a user interrupt stopped or never started.
-	InterruptText = "The user doesn't want to proceed with this tool use. The tool use was rejected."
-)
-
-// SiblingText is the result of a call cancelled because another call of
-// the turn errored; activity names that call as people see it, e.g.
-// "Bash(mkdir /nonexistent/x)" (tool.Tool.Activity), or just the tool's
-// name when its input has no command.
-func SiblingText(activity string) string {
-	return "Cancelled: parallel tool call " + activity + " errored"
-}
 
 // Halted says whether call seq, not started, must not start, and with what
 // result. A discard outranks a sibling error, which outranks a user
@@ -28,11 +12,11 @@ func SiblingText(activity string) string {
 func Halted(l *schemas.Lease, seq int) (text string, ok bool) {
 	switch {
 	case l.Discarded:
-		return DiscardText, true
+		return texts.Discard, true
 	case Aborts(l, seq):
 		return l.Abort.Text, true
 	case l.Cancelled:
-		return InterruptText, true
+		return texts.Interrupt, true
 	}
 	return "", false
 }
@@ -53,7 +37,7 @@ func Abort(l *schemas.Lease, seq int, activity string) {
 	if l.Abort != nil {
 		return
 	}
-	l.Abort = &schemas.LeaseAbort{Seq: seq, From: BatchStart(l, seq), Text: SiblingText(activity)}
+	l.Abort = &schemas.LeaseAbort{Seq: seq, From: BatchStart(l, seq), Text: texts.Sibling(activity)}
 }
 
 // BatchStart is the first call of the concurrent batch holding call seq:
@@ -82,11 +66,11 @@ func BatchStart(l *schemas.Lease, seq int) int {
 func StopRunning(l *schemas.Lease, seq int, interruptible bool) (text string, ok bool) {
 	switch {
 	case l.Discarded:
-		return DiscardText, true
+		return texts.Discard, true
 	case Aborts(l, seq):
 		return l.Abort.Text, true
 	case l.Cancelled && interruptible:
-		return InterruptText, true
+		return texts.Interrupt, true
 	}
 	return "", false
 }

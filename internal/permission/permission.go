@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/tool"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -63,7 +64,7 @@ func (p *Policy) Check(tenant string, t *tool.Tool, input json.RawMessage, pc to
 		rules := p.rulesFor(tenant)
 		args := arguments(t, input)
 		if r, arg, ok := firstMatch(rules.Deny, t.Name(), args); ok {
-			return tool.Denied(fmt.Sprintf("Permission to use %s was denied: the rule %s matches %q", t.Name(), r, arg))
+			return tool.Denied(texts.RuleDenied(t.Name(), r.String(), arg))
 		}
 		if r, arg, ok := firstMatch(rules.Ask, t.Name(), args); ok {
 			return tool.Asked(fmt.Sprintf("the rule %s asks about %q", r, arg))
