@@ -50,6 +50,9 @@ type Config struct {
 	MaxDeliver int
 	// Backoff spaces the retries of every stage.
 	Backoff stage.Backoff
+	// GapDeadline is how long the reorder lets a turn wait for a call whose
+	// result never comes (default reorder.DefaultGapDeadline).
+	GapDeadline time.Duration
 	// Executor tunes every executor (Space, Tools, WorkDir are filled in).
 	Executor executor.Config
 	Log      *slog.Logger
@@ -162,7 +165,7 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		if err != nil {
 			return nil, err
 		}
-		r, err := reorder.New(ctx, nc, reorder.Config{Space: cfg.Space, Limits: cfg.Limits, Backoff: cfg.Backoff, Log: cfg.Log})
+		r, err := reorder.New(ctx, nc, reorder.Config{Space: cfg.Space, Limits: cfg.Limits, Backoff: cfg.Backoff, GapDeadline: cfg.GapDeadline, Log: cfg.Log})
 		if err != nil {
 			return nil, err
 		}

@@ -79,18 +79,12 @@ func (r *Reorder) answer(ctx context.Context, m *stage.Msg, _ error) error {
 // check reports why a message is not what its subject says: the turn's
 // end marker or the result of call p.Seq.
 func check(p subjects.Parsed, m *stage.Msg) error {
-	if p.Kind == subjects.KindEnd {
-		if _, ok := m.Data.(*schemas.TurnEnd); !ok {
-			return fmt.Errorf("end marker is %s, not %s", m.Meta.Type, schemas.TypeTurnEnd)
-		}
-		return nil
+	if p.Kind != subjects.KindEnd {
+		_, err := resultOf(m.Meta, m.Data, p.Seq)
+		return err
 	}
-	res, ok := m.Data.(*schemas.ToolResult)
-	if !ok {
-		return fmt.Errorf("result slot holds %s, not %s", m.Meta.Type, schemas.TypeToolResult)
-	}
-	if res.Seq != p.Seq || m.Meta.Seq != p.Seq {
-		return fmt.Errorf("result for seq %d (ce-seq %d) in the slot of seq %d", res.Seq, m.Meta.Seq, p.Seq)
+	if _, ok := m.Data.(*schemas.TurnEnd); !ok {
+		return fmt.Errorf("end marker is %s, not %s", m.Meta.Type, schemas.TypeTurnEnd)
 	}
 	return nil
 }

@@ -304,9 +304,14 @@ func (r *Reorder) checkResult(h nats.Header, body []byte, seq int) (*schemas.Too
 	if err != nil {
 		return nil, err
 	}
+	return resultOf(meta, data, seq)
+}
+
+// resultOf is the decoded event as the result of call seq, or why it is not.
+func resultOf(meta schemas.Meta, data schemas.Data, seq int) (*schemas.ToolResult, error) {
 	res, ok := data.(*schemas.ToolResult)
 	if !ok {
-		return nil, fmt.Errorf("result slot holds %s, not %s", data.EventType(), schemas.TypeToolResult)
+		return nil, fmt.Errorf("result slot holds %s, not %s", meta.Type, schemas.TypeToolResult)
 	}
 	if res.Seq != seq || meta.Seq != seq {
 		return nil, fmt.Errorf("result for seq %d (ce-seq %d) in the slot of seq %d", res.Seq, meta.Seq, seq)
