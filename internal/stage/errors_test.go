@@ -136,3 +136,37 @@ func TestUnparsedSubject(t *testing.T) {
 		t.Errorf("%d answers, want none", n)
 	}
 }
+
+// Fail and Drop without an error still give up on the message with a
+// reason, rather than crash the stage on a nil one.
+func TestGiveUpWithoutError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 5)
+	var got, answers recorder
+	spec := e.spec()
+	spec.Answer = answers.answerer(nil)
+	e.run(spec, got.handler(func(m *stage.Msg) error {
+		if m.Subject.Turn == "fail" {
+			return stage.Fail(nil)
+		}
+		return stage.Drop(nil)
+	}))
+	e.use("fail", 0)
+	e.use("drop", 0)
+
+	dl := e.waitDeadLetters(tenant, 2)
+	e.settled(2)
+	reasons := map[string]string{}
+	for _, d := range dl {
+		reasons[d.Header.Get(schemas.HeaderDLQSubject)] = d.Header.Get(schemas.HeaderDLQReason)
+	}
+	for turn, want := range map[string]string{"fail": "stage: fail", "drop": "stage: drop"} {
+		if got := reasons[sp.In(tenant, turn, subjects.KindUse)]; got != want {
+			t.Errorf("turn %s dead-lettered with %q, want %q", turn, got, want)
+		}
+	}
+	a := answers.all()
+	if len(a) != 1 || a[0].turn != "fail" || a[0].cause == nil {
+		t.Errorf("answers %+v, want one for turn fail with a cause", a)
+	}
+}
