@@ -117,7 +117,12 @@ func (r *runner) settle(ctx context.Context, m *Msg, err error) Outcome {
 	}
 	switch c.kind {
 	case kindLeave:
-		return Left
+		if !m.Last {
+			return Left
+		}
+		// The server will not deliver the message again, so no other
+		// instance can take it: left, it would be lost with its call.
+		return r.giveUp(ctx, m, fmt.Errorf("%s stage left this message unfinished on its last delivery (%d): no other instance will get it", r.spec.Stage, m.Delivered), true)
 	case kindDrop:
 		return r.giveUp(ctx, m, cause, false)
 	case kindFail:

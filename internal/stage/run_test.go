@@ -164,6 +164,27 @@ func TestLeave(t *testing.T) {
 	}
 }
 
+// Leave on the last delivery cannot leave the message for anyone: the
+// server will not deliver it again. It is a failure then, so the call is
+// answered rather than lost.
+func TestLeaveOnLastDelivery(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1)
+	var got, answers recorder
+	spec := e.spec()
+	spec.Answer = answers.answerer(nil)
+	e.run(spec, got.handler(func(*stage.Msg) error { return stage.Leave() }))
+	subj := e.use("t1", 0)
+
+	a := answers.wait(t, "the answer", 1)
+	if a[0].cause == nil || !strings.Contains(a[0].cause.Error(), "last delivery") {
+		t.Errorf("cause %v does not say it was the last delivery", a[0].cause)
+	}
+	dl := e.waitDeadLetters(tenant, 1)
+	checkDeadLetter(t, dl[0], subj, a[0].cause.Error())
+	got.stays(t, "deliveries", 1)
+}
+
 // A panicking handler fails its message, and the stage carries on.
 func TestPanic(t *testing.T) {
 	t.Parallel()
