@@ -52,7 +52,8 @@ func Fail(err error) error { return &classified{kind: kindFail, err: err} }
 func Drop(err error) error { return &classified{kind: kindDrop, err: err} }
 
 // Leave leaves the message unacknowledged, for another instance to take
-// (a parked call of a stage that is shutting down).
+// (a parked call of a stage that is shutting down). On the last delivery
+// there is no other instance to take it, so Leave is a failure there.
 func Leave() error { return &classified{kind: kindLeave} }
 
 // MalformedError is the failure of a message that did not decode (or has

@@ -108,22 +108,34 @@ func (r *runner) settle(ctx context.Context, m *Msg, err error) Outcome {
 		return Acked
 	}
 	c := classify(err)
+	cause := c.err
+	if cause == nil {
+		// Fail(nil), Drop(nil), Retry(nil): the classification is the
+		// reason. A nil cause would reach the dead letter's reason.Error()
+		// outside the handler's recover and crash the process.
+		cause = c
+	}
 	switch c.kind {
 	case kindLeave:
-		return Left
+		if !m.Last {
+			return Left
+		}
+		// The server will not deliver the message again, so no other
+		// instance can take it: left, it would be lost with its call.
+		return r.giveUp(ctx, m, fmt.Errorf("%s stage left this message unfinished on its last delivery (%d): no other instance will get it", r.spec.Stage, m.Delivered), true)
 	case kindDrop:
-		return r.giveUp(ctx, m, c.err, false)
+		return r.giveUp(ctx, m, cause, false)
 	case kindFail:
-		return r.giveUp(ctx, m, c.err, true)
+		return r.giveUp(ctx, m, cause, true)
 	}
 	if m.Last {
-		return r.giveUp(ctx, m, fmt.Errorf("%s stage gave up after %d deliveries: %w", r.spec.Stage, m.Delivered, c.err), true)
+		return r.giveUp(ctx, m, fmt.Errorf("%s stage gave up after %d deliveries: %w", r.spec.Stage, m.Delivered, cause), true)
 	}
 	delay := c.after
 	if delay <= 0 {
 		delay = r.spec.Backoff.Delay(m.Delivered)
 	}
-	r.spec.Log.Warn("retrying", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "delivery", m.Delivered, "in", delay, "err", c.err)
+	r.spec.Log.Warn("retrying", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "delivery", m.Delivered, "in", delay, "err", cause)
 	_ = m.Raw.NakWithDelay(delay)
 	return Retried
 }
