@@ -2,6 +2,7 @@ package stage
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -13,8 +14,10 @@ import (
 
 // DeadLetter copies m to the stage's dead-letter subject with the reason and
 // terminates it, so a poison message stops being redelivered and the stage
-// carries on. tenant may be empty when the subject did not say.
-func DeadLetter(ctx context.Context, js jetstream.JetStream, sp subjects.Space, tenant, stageName string, m jetstream.Msg, reason error, log *slog.Logger) {
+// carries on. tenant may be empty when the subject did not say. A copy the
+// server refuses is an error, and m is left as it is: terminating it then
+// would lose the only record of it.
+func DeadLetter(ctx context.Context, js jetstream.JetStream, sp subjects.Space, tenant, stageName string, m jetstream.Msg, reason error, log *slog.Logger) error {
 	if tenant == "" || subjects.CheckToken("tenant", tenant) != nil {
 		tenant = subjects.DefaultTenant
 	}
@@ -31,10 +34,11 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, sp subjects.Space, 
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if _, err := js.PublishMsg(pctx, dl); err != nil {
-		log.Error("dead-letter publish failed", "subject", m.Subject(), "reason", reason, "err", err)
+		return fmt.Errorf("stage: dead-letter %s: %w", m.Subject(), err)
 	}
 	log.Warn("dead-lettered", "stage", stageName, "subject", m.Subject(), "reason", reason)
 	_ = m.TermWithReason(truncate(reason.Error(), 200))
+	return nil
 }
 
 func truncate(s string, n int) string {

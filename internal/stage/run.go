@@ -155,6 +155,12 @@ func (r *runner) giveUp(ctx context.Context, m *Msg, cause error, answer bool) O
 			r.spec.Log.Error("could not answer a message on its last delivery", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "cause", cause, "err", err)
 		}
 	}
-	DeadLetter(ctx, r.js, r.spec.Space, m.Subject.Tenant, r.spec.Stage, m.Raw, cause, r.spec.Log)
+	if err := DeadLetter(ctx, r.js, r.spec.Space, m.Subject.Tenant, r.spec.Stage, m.Raw, cause, r.spec.Log); err != nil {
+		// The answer is out (or there is none); the record is not. The
+		// next delivery tries again — the answer is idempotent.
+		r.spec.Log.Error("dead letter refused; retrying", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "cause", cause, "err", err)
+		_ = m.Raw.NakWithDelay(r.spec.Backoff.Delay(m.Delivered))
+		return Retried
+	}
 	return DeadLettered
 }
