@@ -2,21 +2,92 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
 
 // Approvals calls fn with each approval request of a turn until stop is
 // called: a call that a permission rule asks about waits until Decide
-// answers it (or its timeout refuses it). It is subscribed when it
-// returns, so call it before submitting: a request made before is kept in
-// the approval stream but not delivered here. fn runs on the
-// subscription's goroutine: it should hand the request on, not wait there
-// for a person's answer. As with Progress, a call of fn under way may
-// outlast stop.
+// answers it (or its timeout refuses it). Requests made before Approvals
+// was called and not decided yet are read from the approval stream and
+// delivered too, so a request is never missed because the feed started
+// late; each request reaches fn once. fn runs on the subscription's
+// goroutine: it should hand the request on, not wait there for a person's
+// answer. As with Progress, a call of fn under way may outlast stop.
 func (c *Client) Approvals(turn string, fn func(*schemas.ApprovalRequest)) (stop func(), err error) {
-	return subscribe(c, "approvals", turn, c.cfg.Space.ApprovalRequests(c.cfg.Tenant, turn), fn)
+	var mu sync.Mutex
+	seen := map[int]bool{}
+	once := func(r *schemas.ApprovalRequest) {
+		mu.Lock()
+		dup := seen[r.Seq]
+		seen[r.Seq] = true
+		mu.Unlock()
+		if !dup {
+			fn(r)
+		}
+	}
+	if fn == nil {
+		once = nil // subscribe refuses a nil callback with its own error
+	}
+	stop, err = subscribe(c, "approvals", turn, c.cfg.Space.ApprovalRequests(c.cfg.Tenant, turn), once)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.pendingApprovals(turn, once); err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
+}
+
+// catchUpWait bounds reading the requests stored before the subscription.
+const catchUpWait = 10 * time.Second
+
+// pendingApprovals delivers the turn's stored requests that have no
+// decision yet.
+func (c *Client) pendingApprovals(turn string, fn func(*schemas.ApprovalRequest)) error {
+	ctx, cancel := context.WithTimeout(context.Background(), catchUpWait)
+	defer cancel()
+	sp := c.cfg.Space
+	stream, err := c.js.Stream(ctx, sp.ApprovalStream())
+	if err != nil {
+		return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
+	}
+	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{sp.ApprovalRequests(c.cfg.Tenant, turn)}})
+	if err != nil {
+		return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
+	}
+	for {
+		info, err := cons.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
+		}
+		if info.NumPending == 0 {
+			return nil
+		}
+		m, err := cons.Next(jetstream.FetchMaxWait(catchUpWait))
+		if err != nil {
+			return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
+		}
+		_, data, err := schemas.Decode(m.Headers(), m.Data())
+		r, ok := data.(*schemas.ApprovalRequest)
+		if err != nil || !ok {
+			continue
+		}
+		_, err = stream.GetLastMsgForSubject(ctx, sp.ApprovalDecision(c.cfg.Tenant, turn, r.Seq))
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			fn(r)
+		case err != nil:
+			return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
+		}
+	}
 }
 
 // Decide answers the approval request of call seq: allow runs it, a refusal
