@@ -6,11 +6,11 @@ import (
 
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/executor"
-	"github.com/toolwire/toolwire/internal/permission"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool/permission"
 )
 
 // TestApprovalsAndDecide: a call a permission rule asks about reaches the

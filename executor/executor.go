@@ -23,12 +23,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 	"github.com/toolwire/toolwire/internal/lease"
-	"github.com/toolwire/toolwire/internal/permission"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/tool/permission"
 )
 
 // Defaults of Config.

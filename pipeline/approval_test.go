@@ -8,11 +8,11 @@ import (
 
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/executor"
-	"github.com/toolwire/toolwire/internal/permission"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool/builtin"
+	"github.com/toolwire/toolwire/tool/permission"
 )
 
 // TestApprovals: a call an ask rule covers waits for its human; the client

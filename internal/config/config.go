@@ -17,10 +17,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolwire/toolwire/internal/permission"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/mcp"
+	"github.com/toolwire/toolwire/tool/permission"
 )
 
 // Config is a loaded configuration file.

@@ -17,13 +17,13 @@ import (
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/executor"
-	"github.com/toolwire/toolwire/internal/permission"
 	"github.com/toolwire/toolwire/modelstream/formats"
 	"github.com/toolwire/toolwire/modelstream/sse"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/tool/permission"
 )
 
 // Options describe one run.

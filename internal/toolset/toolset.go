@@ -13,11 +13,11 @@ import (
 	"log/slog"
 
 	"github.com/toolwire/toolwire/internal/config"
-	"github.com/toolwire/toolwire/internal/permission"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/builtin"
 	"github.com/toolwire/toolwire/tool/mcp"
+	"github.com/toolwire/toolwire/tool/permission"
 	"github.com/toolwire/toolwire/tool/testtools"
 )
 
