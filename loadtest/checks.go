@@ -29,7 +29,7 @@ type turnObs struct {
 // verdict is what the checks found in one turn.
 type verdict struct {
 	published, lost, duplicates, order int
-	concurrency                         bool
+	concurrency                        bool
 }
 
 // check holds one turn's deliveries to the contract: each published call

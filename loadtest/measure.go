@@ -9,12 +9,12 @@ import (
 
 // tally gathers the turns' observations as they end.
 type tally struct {
-	mu                              sync.Mutex
-	maxConc                         int
-	calls, results, turns, errors   int
-	lost, dups, order, concurrency  int
+	mu                               sync.Mutex
+	maxConc                          int
+	calls, results, turns, errors    int
+	lost, dups, order, concurrency   int
 	e2e, overhead, firstResult, turn *hdrhistogram.Histogram
-	last                            time.Time // when the last result or turn_done arrived
+	last                             time.Time // when the last result or turn_done arrived
 }
 
 func newTally(maxConc int) *tally {
