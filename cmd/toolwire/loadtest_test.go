@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// loadtest synth runs a short closed loop with its baseline and writes a
+// report holding every field.
+func TestLoadtestSynth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two 2 s loads")
+	}
+	bin := sharedBinary(t)
+	file := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(bin, "loadtest", "synth", "--duration", "2s", "--concurrency", "2", "--calls-per-turn", "3", "--json", file, "--baseline")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("loadtest synth: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "calls/s") || !strings.Contains(string(out), "hop p50") {
+		t.Errorf("summary:\n%s", out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, b)
+	}
+	for _, k := range []string{"calls", "turns", "duration_s", "calls_per_s", "e2e_ms", "overhead_ms", "first_result_ms", "turn_ms",
+		"stage_msgs_per_call", "lost", "duplicates", "order_violations", "concurrency_violations", "rss_mib_max", "baseline"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("report lacks %q:\n%s", k, b)
+		}
+	}
+	if rep["calls"].(float64) <= 0 || rep["lost"].(float64) != 0 || rep["concurrency_violations"].(float64) != 0 {
+		t.Errorf("report:\n%s", b)
+	}
+	base := rep["baseline"].(map[string]any)
+	if base["hop_ms"].(map[string]any)["p50"].(float64) <= 0 || base["inproc_calls_per_s"].(float64) <= 0 {
+		t.Errorf("baseline did not run:\n%s", b)
+	}
+}
+
+func TestLoadtestSynthUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--concurrency", "2", "--rate", "10"},
+		{"--safe-share", "1.5"},
+		{"--calls-per-turn", "5-2"},
+		{"--duration", "0s"},
+	} {
+		cmd := newRoot()
+		cmd.SetArgs(append([]string{"loadtest", "synth"}, args...))
+		err := cmd.Execute()
+		ee, ok := err.(*exitError)
+		if !ok || ee.code != exitUsage || !strings.Contains(err.Error(), args[len(args)-2]) {
+			t.Errorf("%v: got %v, want a usage error naming %s", args, err, args[len(args)-2])
+		}
+	}
+}

@@ -1,0 +1,142 @@
+// Package loadtest drives synthetic workloads through a toolwire pipeline
+// and reports what a call costs: throughput, end-to-end latency and the
+// pipeline's own overhead, with checks that every call was answered once,
+// in order, under the start rule (docs/loadtest.md).
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultMaxConcurrency is the per-turn limit sent with every turn when
+// Config.MaxConcurrency is 0 (the router's own default).
+const DefaultMaxConcurrency = 10
+
+// Range is a number of calls per turn, drawn uniformly from Min..Max.
+type Range struct{ Min, Max int }
+
+// ParseRange reads "N" or "MIN-MAX".
+func ParseRange(s string) (Range, error) {
+	lo, hi, ranged := strings.Cut(strings.TrimSpace(s), "-")
+	a, err := strconv.Atoi(lo)
+	if err != nil {
+		return Range{}, fmt.Errorf("%q: want N or MIN-MAX", s)
+	}
+	b := a
+	if ranged {
+		if b, err = strconv.Atoi(hi); err != nil {
+			return Range{}, fmt.Errorf("%q: want N or MIN-MAX", s)
+		}
+	}
+	return Range{Min: a, Max: b}, nil
+}
+
+func (r Range) mean() float64 { return float64(r.Min+r.Max) / 2 }
+
+// Config is a synthetic workload and where it runs.
+type Config struct {
+	// Concurrency is the closed loop: this many turns in flight, each
+	// followed by the next as soon as its turn_done arrives.
+	Concurrency int
+	// Rate is the open loop: calls per second, in turns started at even
+	// intervals whatever the pipeline's pace. Exactly one of Concurrency
+	// and Rate is set.
+	Rate float64
+	// Duration is how long new turns are started; turns in flight then
+	// finish (or are counted lost after a drain deadline).
+	Duration time.Duration
+	// CallsPerTurn is the number of calls of each turn (default 1).
+	CallsPerTurn Range
+	// SafeShare is the share of concurrency-safe calls, 0..1.
+	SafeShare float64
+	// ServiceTime is how long a call runs: 0 is Noop (an unsafe call is
+	// Sleep 0 ms, Noop being always safe), more is Sleep for that many
+	// milliseconds.
+	ServiceTime time.Duration
+	// StreamTime spreads a turn's calls evenly over this time, as a
+	// streaming model publishes them (SubmitCall one by one, then
+	// EndTurn); 0 publishes the whole turn at once (SubmitCalls).
+	StreamTime time.Duration
+	// MaxConcurrency is the per-turn limit (default DefaultMaxConcurrency).
+	MaxConcurrency int
+	// NATS is the URL of a served pipeline; empty starts an embedded
+	// server and a pipeline in the process.
+	NATS string
+	// Executors counts the in-process pipeline's executors (default 2).
+	Executors int
+	// Baseline also measures a bare JetStream hop and the same workload
+	// run by an in-process executor.
+	Baseline bool
+	// Hops is how many hops the baseline measures (default 2,000).
+	Hops int
+	// Seed makes the workload (calls per turn, safe flags) repeatable.
+	Seed uint64
+	// Progress, when set, gets a live progress bar.
+	Progress io.Writer
+}
+
+// ConfigError names the field (as the command's flag) that is wrong.
+type ConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("--%s: %s", e.Field, e.Msg) }
+
+// withDefaults checks c and fills in what it leaves unset.
+func (c Config) withDefaults() (Config, error) {
+	bad := func(f, format string, a ...any) (Config, error) {
+		return c, &ConfigError{Field: f, Msg: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case c.Concurrency < 0:
+		return bad("concurrency", "must be positive, got %d", c.Concurrency)
+	case c.Rate < 0:
+		return bad("rate", "must be positive, got %g", c.Rate)
+	case c.Concurrency > 0 && c.Rate > 0:
+		return bad("rate", "give either --concurrency (closed loop) or --rate (open loop), not both")
+	case c.Concurrency == 0 && c.Rate == 0:
+		c.Concurrency = 1
+	}
+	if c.Duration <= 0 {
+		return bad("duration", "must be positive, got %s", c.Duration)
+	}
+	if c.CallsPerTurn == (Range{}) {
+		c.CallsPerTurn = Range{1, 1}
+	}
+	if c.CallsPerTurn.Min < 1 || c.CallsPerTurn.Max < c.CallsPerTurn.Min {
+		return bad("calls-per-turn", "want N ≥ 1 or MIN-MAX with 1 ≤ MIN ≤ MAX, got %d-%d", c.CallsPerTurn.Min, c.CallsPerTurn.Max)
+	}
+	if c.SafeShare < 0 || c.SafeShare > 1 {
+		return bad("safe-share", "must be between 0 and 1, got %g", c.SafeShare)
+	}
+	if c.ServiceTime < 0 {
+		return bad("service-time", "must not be negative, got %s", c.ServiceTime)
+	}
+	if c.ServiceTime > 0 && c.ServiceTime < time.Millisecond {
+		return bad("service-time", "the Sleep tool counts milliseconds: want 0 or at least 1ms, got %s", c.ServiceTime)
+	}
+	if c.StreamTime < 0 {
+		return bad("stream-time", "must not be negative, got %s", c.StreamTime)
+	}
+	if c.MaxConcurrency < 0 {
+		return bad("max-concurrency", "must be positive, got %d", c.MaxConcurrency)
+	}
+	if c.MaxConcurrency == 0 {
+		c.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if c.Executors <= 0 {
+		c.Executors = 2
+	}
+	if c.Hops <= 0 {
+		c.Hops = 2000
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	return c, nil
+}
