@@ -61,6 +61,10 @@ type Config struct {
 	// streaming model publishes them (SubmitCall one by one, then
 	// EndTurn); 0 publishes the whole turn at once (SubmitCalls).
 	StreamTime time.Duration
+	// Mode is ModeStreaming (the default: each call published as its
+	// block completes) or ModeWaitForEnd (the turn's calls held until its
+	// stream time has passed, then published together).
+	Mode string
 	// MaxConcurrency is the per-turn limit (default DefaultMaxConcurrency).
 	MaxConcurrency int
 	// NATS is the URL of a served pipeline; empty starts an embedded
@@ -122,6 +126,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.StreamTime < 0 {
 		return bad("stream-time", "must not be negative, got %s", c.StreamTime)
+	}
+	switch c.Mode {
+	case "":
+		c.Mode = ModeStreaming
+	case ModeStreaming, ModeWaitForEnd:
+	default:
+		return bad("mode", "want %s or %s, got %q", ModeStreaming, ModeWaitForEnd, c.Mode)
 	}
 	if c.MaxConcurrency < 0 {
 		return bad("max-concurrency", "must be positive, got %d", c.MaxConcurrency)

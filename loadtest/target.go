@@ -106,7 +106,11 @@ func (t *target) turn(c Config) runTurn {
 		defer stop(nil)
 		published := make(chan error, 1)
 		go func() {
-			err := t.publish(ctx, id, calls, opts, c.StreamTime, o.pubAt)
+			publish := t.publish
+			if c.Mode == ModeWaitForEnd {
+				publish = t.publishHeld
+			}
+			err := publish(ctx, id, calls, opts, c.StreamTime, o.pubAt)
 			if err != nil {
 				stop(err)
 			}
