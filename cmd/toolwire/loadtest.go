@@ -25,6 +25,7 @@ func newLoadtestSynth() *cobra.Command {
 		callsPerTurn string
 		jsonFile     string
 		quiet        bool
+		compare      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "synth",
@@ -33,7 +34,9 @@ func newLoadtestSynth() *cobra.Command {
 pipeline in the process (or on the pipeline served at --nats), measures each call from
 its publish to its result, checks that every call was answered once, in order, under
 the start rule, and prints a summary; --json FILE also writes the report
-(docs/loadtest.md). It exits 1 when a check failed.`,
+(docs/loadtest.md). --mode wait-for-end holds each turn's calls until its stream ended,
+as an executor that waits for the end of the stream does; --compare runs both modes
+on the same turns and reports the ratio. It exits 1 when a check failed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := loadtest.ParseRange(callsPerTurn)
 			if err != nil {
@@ -42,6 +45,9 @@ the start rule, and prints a summary; --json FILE also writes the report
 			c.CallsPerTurn = r
 			if !quiet && isTerminal(os.Stderr) {
 				c.Progress = os.Stderr
+			}
+			if compare {
+				return runCompare(cmd, c, jsonFile)
 			}
 			rep, err := loadtest.Run(cmd.Context(), c)
 			var ce *loadtest.ConfigError
@@ -76,6 +82,8 @@ the start rule, and prints a summary; --json FILE also writes the report
 	f.Float64Var(&c.SafeShare, "safe-share", 0.5, "share of concurrency-safe calls, 0..1")
 	f.DurationVar(&c.ServiceTime, "service-time", 0, "how long a call runs (0: Noop; more: Sleep, in whole milliseconds)")
 	f.DurationVar(&c.StreamTime, "stream-time", 0, "spread a turn's calls over this time, as a streaming model publishes them (0: all at once)")
+	f.StringVar(&c.Mode, "mode", loadtest.ModeStreaming, "streaming: each call published as its block completes; wait-for-end: a turn's calls held until its stream ended")
+	f.BoolVar(&compare, "compare", false, "run the workload in both modes, one after the other, and report the streaming / wait-for-end turn ratio")
 	f.IntVar(&c.MaxConcurrency, "max-concurrency", 0, fmt.Sprintf("per-turn concurrency limit (default %d)", loadtest.DefaultMaxConcurrency))
 	f.StringVar(&c.NATS, "nats", "", "drive the pipeline `toolwire serve --test-tools` runs on this NATS server instead of a private one")
 	f.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file")

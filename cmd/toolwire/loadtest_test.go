@@ -54,6 +54,7 @@ func TestLoadtestSynthUsage(t *testing.T) {
 		{"--safe-share", "1.5"},
 		{"--calls-per-turn", "5-2"},
 		{"--duration", "0s"},
+		{"--mode", "later"},
 	} {
 		cmd := newRoot()
 		cmd.SetArgs(append([]string{"loadtest", "synth"}, args...))
@@ -61,6 +62,47 @@ func TestLoadtestSynthUsage(t *testing.T) {
 		ee, ok := err.(*exitError)
 		if !ok || ee.code != exitUsage || !strings.Contains(err.Error(), args[len(args)-2]) {
 			t.Errorf("%v: got %v, want a usage error naming %s", args, err, args[len(args)-2])
+		}
+	}
+}
+
+// loadtest synth --compare runs both modes and writes the two reports and
+// the ratio.
+func TestLoadtestSynthCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two 3 s loads")
+	}
+	bin := sharedBinary(t)
+	file := filepath.Join(t.TempDir(), "c.json")
+	cmd := exec.Command(bin, "loadtest", "synth", "--compare", "--stream-time", "500ms", "--service-time", "50ms",
+		"--duration", "3s", "--concurrency", "2", "--json", file)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("loadtest synth --compare: %v\n%s", err, out)
+	}
+	for _, want := range []string{"== streaming", "== wait-for-end", "turn_ratio"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmp struct {
+		Streaming  map[string]any `json:"streaming"`
+		WaitForEnd map[string]any `json:"wait_for_end"`
+		TurnRatio  *float64       `json:"turn_ratio"`
+	}
+	if err := json.Unmarshal(b, &cmp); err != nil {
+		t.Fatalf("comparison: %v\n%s", err, b)
+	}
+	if cmp.TurnRatio == nil || *cmp.TurnRatio <= 0 || *cmp.TurnRatio >= 1 {
+		t.Errorf("turn_ratio:\n%s", b)
+	}
+	for name, r := range map[string]map[string]any{"streaming": cmp.Streaming, "wait_for_end": cmp.WaitForEnd} {
+		if r == nil || r["calls"].(float64) <= 0 || r["lost"].(float64) != 0 || r["concurrency_violations"].(float64) != 0 {
+			t.Errorf("%s report:\n%s", name, b)
 		}
 	}
 }
