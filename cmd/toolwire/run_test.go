@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,6 +217,14 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
+	}
+	// It ends with both turns' completion, measured: the streamed one first.
+	m := regexp.MustCompile(`Turn complete \(turn_done received, 0 = first byte of the stream\): streaming execution at (\d+)ms, wait-for-end at (\d+)ms \(.*measured\)\.\n$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("demo output does not end with the wait-for-end comparison:\n%s", out)
+	}
+	if s, _ := strconv.Atoi(m[1]); s <= 0 {
+		t.Errorf("streaming turn complete at %sms", m[1])
 	}
 }
 

@@ -53,7 +53,7 @@ func Run(ctx context.Context, w io.Writer, tools *tool.Registry, executors int) 
 		return fmt.Errorf("demo: %w", err)
 	}
 	Render(w, rep)
-	return nil
+	return compareWaitForEnd(ctx, w, tools, executors, rep)
 }
 
 // Setup writes the small project the demo's calls work on into dir.

@@ -54,6 +54,10 @@ type Options struct {
 	// OnProgress, when set, gets the turn's progress events as they happen.
 	// It runs on another goroutine than onResult.
 	OnProgress func(*schemas.ToolProgress)
+	// WaitForEnd holds the calls until the stream has ended, then submits
+	// them together, as an executor that waits for the end of the stream
+	// would run them (the default submits each as its block completes).
+	WaitForEnd bool
 }
 
 // Report is what happened to the turn.
@@ -64,6 +68,8 @@ type Report struct {
 	Done    *schemas.TurnDone
 	// Received is when each result reached the client, by seq.
 	Received []time.Time
+	// DoneAt is when turn_done reached the client.
+	DoneAt time.Time
 }
 
 // Run runs a turn and calls onResult for each result as the agent receives it.
@@ -71,6 +77,9 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 	parser, err := formats.Parser(o.Format)
 	if err != nil {
 		return nil, err
+	}
+	if o.WaitForEnd {
+		parser = holdCalls(parser)
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Minute
@@ -155,7 +164,7 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 			return rep, fmt.Errorf("localrun: waiting for results: %w", err)
 		}
 		if d.Done != nil {
-			rep.Done = d.Done
+			rep.Done, rep.DoneAt = d.Done, d.At
 			break
 		}
 		rep.Results = append(rep.Results, d.Result)
