@@ -87,6 +87,8 @@ func TestEventTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// event_log_line.v1.json is the line of an event log, not an event.
+	files = slices.DeleteFunc(files, func(f string) bool { return f == "jsonschema/event_log_line.v1.json" })
 	if len(files) != len(EventTypes()) {
 		t.Errorf("embedded schema files %v, want one per type of %v", files, EventTypes())
 	}

@@ -1,0 +1,159 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// RecordConfig says what Record captures.
+type RecordConfig struct {
+	// NATS is the URL of the live system's server (required).
+	NATS string
+	// Tenant limits the capture to one tenant; empty takes every tenant.
+	Tenant string
+	// Turns stops the capture once this many distinct turns have ended
+	// (turn_end or turn_discard seen); 0: no limit.
+	Turns int
+	// Duration stops the capture after this long; 0: no limit (Turns or
+	// ctx then ends it).
+	Duration time.Duration
+	// Space is the pipeline's name space (default subjects.Default()).
+	Space subjects.Space
+	// Ready, when set, is closed once the subscription is in place.
+	Ready chan<- struct{}
+}
+
+// RecordStats says what a capture wrote.
+type RecordStats struct {
+	// Events and Turns written; Skipped counts events of turns that had
+	// not ended when the capture stopped (left out: a replay could not
+	// complete them), Bad the messages that did not decode.
+	Events, Turns, Skipped, Bad int
+}
+
+// Record subscribes (core NATS) to the input subjects of the system at
+// c.NATS and writes each event of a turn that ended while recording to w,
+// in the order received, with its offset from the first event. It stops
+// after c.Turns ended turns, after c.Duration, or when ctx ends (not an
+// error: what was seen is written).
+func Record(ctx context.Context, c RecordConfig, w io.Writer) (RecordStats, error) {
+	var st RecordStats
+	switch {
+	case c.NATS == "":
+		return st, &ConfigError{Field: "nats", Msg: "record needs the URL of a live system"}
+	case c.Turns < 0:
+		return st, &ConfigError{Field: "turns", Msg: fmt.Sprintf("must not be negative, got %d", c.Turns)}
+	case c.Duration < 0:
+		return st, &ConfigError{Field: "duration", Msg: fmt.Sprintf("must not be negative, got %s", c.Duration)}
+	}
+	if c.Space == (subjects.Space{}) {
+		c.Space = subjects.Default()
+	}
+	subject := c.Space.InAll()
+	if c.Tenant != "" {
+		if err := subjects.CheckToken("tenant", c.Tenant); err != nil {
+			return st, &ConfigError{Field: "tenant", Msg: err.Error()}
+		}
+		subject = c.Space.In(c.Tenant, "*", "*")
+	}
+	nc, err := nats.Connect(c.NATS, nats.Name("toolwire-loadtest-record"))
+	if err != nil {
+		return st, fmt.Errorf("loadtest: connect %s: %w", c.NATS, err)
+	}
+	defer nc.Close()
+
+	var (
+		mu     sync.Mutex
+		first  time.Time
+		events []LogEvent
+		ended  = map[string]bool{}
+		done   = make(chan struct{})
+		closed bool
+	)
+	sub, err := nc.Subscribe(subject, func(m *nats.Msg) {
+		now := time.Now()
+		meta, data, err := schemas.Decode(m.Header, m.Data)
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			return
+		}
+		if err != nil || !inputTypes[data.EventType()] {
+			st.Bad++
+			return
+		}
+		if p, perr := c.Space.ParseIn(m.Subject); perr == nil {
+			// The subject is what routes the event; the headers may
+			// leave the tenant out.
+			meta.Tenant, meta.Turn = p.Tenant, p.Turn
+		}
+		if first.IsZero() {
+			first = now
+		}
+		events = append(events, LogEvent{Offset: now.Sub(first), Meta: meta, Data: data})
+		switch data.(type) {
+		case *schemas.TurnEnd, *schemas.TurnDiscard:
+			k := meta.Tenant + "/" + meta.Turn
+			if !ended[k] {
+				ended[k] = true
+				if c.Turns > 0 && len(ended) == c.Turns {
+					closed = true
+					close(done)
+				}
+			}
+		}
+	})
+	if err != nil {
+		return st, fmt.Errorf("loadtest: subscribe %s: %w", subject, err)
+	}
+	if err := nc.Flush(); err != nil {
+		return st, fmt.Errorf("loadtest: subscribe %s: %w", subject, err)
+	}
+	if c.Ready != nil {
+		close(c.Ready)
+	}
+	var timeout <-chan time.Time
+	if c.Duration > 0 {
+		tm := time.NewTimer(c.Duration)
+		defer tm.Stop()
+		timeout = tm.C
+	}
+	select {
+	case <-done:
+	case <-timeout:
+	case <-ctx.Done():
+	}
+	_ = sub.Unsubscribe()
+	mu.Lock()
+	closed = true
+	evs := events
+	mu.Unlock()
+
+	// Only ended turns: a replayed turn must be able to complete.
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Offset < evs[j].Offset })
+	lw := NewLogWriter(w)
+	var base time.Duration = -1
+	for _, e := range evs {
+		if !ended[e.Meta.Tenant+"/"+e.Meta.Turn] {
+			st.Skipped++
+			continue
+		}
+		if base < 0 {
+			base = e.Offset
+		}
+		e.Offset -= base
+		if err := lw.Write(e); err != nil {
+			return st, err
+		}
+	}
+	st.Events, st.Turns = lw.Lines(), len(ended)
+	return st, lw.Flush()
+}
