@@ -29,12 +29,28 @@ type catalog struct {
 	tools map[string]*remoteTool
 	// gone remembers tools that were advertised once, to tell "no worker
 	// for tool X" from "no such tool".
-	gone  map[string]bool
-	ready chan struct{}
+	gone map[string]bool
+	// keyTool maps each advertisement key seen to its tool, for deletes.
+	keyTool map[string]string
+	ready   chan struct{}
 }
 
 func newCatalog() *catalog {
-	return &catalog{tools: map[string]*remoteTool{}, gone: map[string]bool{}, ready: make(chan struct{})}
+	return &catalog{tools: map[string]*remoteTool{}, gone: map[string]bool{}, keyTool: map[string]string{}, ready: make(chan struct{})}
+}
+
+// refresh reads the latest advertisement of one tool straight from the
+// bucket's stream (one direct get by subject filter, no consumer): a call
+// for a tool the watch has not shown yet — a pool that started an instant
+// ago — is routed rather than answered "no such tool". Only calls of
+// unknown tools pay for it.
+func (c *catalog) refresh(ctx context.Context, s jetstream.Stream, filter, prefix string) {
+	m, err := s.GetLastMsgForSubject(ctx, filter)
+	if err != nil || m.Header.Get("KV-Operation") != "" || len(m.Subject) <= len(prefix) {
+		// Nothing, or the last word on it was a delete or purge.
+		return
+	}
+	c.put(m.Subject[len(prefix):], m.Data)
 }
 
 // watch applies TW_TOOLS changes until ctx ends.
@@ -44,7 +60,6 @@ func (c *catalog) watch(ctx context.Context, kv jetstream.KeyValue) error {
 		return fmt.Errorf("router: watch tools: %w", err)
 	}
 	defer w.Stop()
-	keyTool := map[string]string{}
 	for {
 		select {
 		case <-ctx.Done():
@@ -57,35 +72,42 @@ func (c *catalog) watch(ctx context.Context, kv jetstream.KeyValue) error {
 				close(c.ready)
 				continue
 			}
-			c.apply(e, keyTool)
+			c.apply(e)
 		}
 	}
 }
 
-func (c *catalog) apply(e jetstream.KeyValueEntry, keyTool map[string]string) {
+func (c *catalog) apply(e jetstream.KeyValueEntry) {
+	if e.Operation() == jetstream.KeyValuePut {
+		c.put(e.Key(), e.Value())
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := e.Key()
-	if e.Operation() != jetstream.KeyValuePut {
-		name, ok := keyTool[key]
-		if !ok {
-			return
-		}
-		delete(keyTool, key)
-		if rt := c.tools[name]; rt != nil {
-			delete(rt.workers, key)
-			if len(rt.workers) == 0 {
-				delete(c.tools, name)
-				c.gone[name] = true
-			}
-		}
+	name, ok := c.keyTool[key]
+	if !ok {
 		return
 	}
-	ad, err := schemas.DecodeToolAd(e.Value())
+	delete(c.keyTool, key)
+	if rt := c.tools[name]; rt != nil {
+		delete(rt.workers, key)
+		if len(rt.workers) == 0 {
+			delete(c.tools, name)
+			c.gone[name] = true
+		}
+	}
+}
+
+// put records the advertisement stored under key.
+func (c *catalog) put(key string, value []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ad, err := schemas.DecodeToolAd(value)
 	if err != nil {
 		return
 	}
-	keyTool[key] = ad.Name
+	c.keyTool[key] = ad.Name
 	rt := c.tools[ad.Name]
 	if rt == nil || string(rt.ad.InputSchema) != string(ad.InputSchema) {
 		s, err := coercion.Compile(json.RawMessage(ad.InputSchema))

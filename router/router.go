@@ -100,8 +100,10 @@ type Router struct {
 	catalog *catalog
 	cons    jetstream.Consumer
 	results jetstream.Stream
-	limits  limits
-	late    atomic.Int64
+	// adStream is the tool advertisements' stream, once Run has bound it.
+	adStream jetstream.Stream
+	limits   limits
+	late     atomic.Int64
 }
 
 // New prepares a router on nc: it provisions the streams, binds the lease
@@ -144,6 +146,9 @@ func (r *Router) Run(ctx context.Context) error {
 			return nil
 		}
 		return fmt.Errorf("router: tools bucket: %w", err)
+	}
+	if r.adStream, err = r.js.Stream(ctx, r.cfg.Space.ToolsStream()); err != nil {
+		return fmt.Errorf("router: tools stream: %w", err)
 	}
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()

@@ -25,7 +25,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		}
 		return r.reject(ctx, p, u, rejection{why: texts.Incomplete(why)})
 	}
-	rt, why := r.resolve(u.Name)
+	rt, why := r.resolve(ctx, u.Name)
 	if why != "" {
 		return r.reject(ctx, p, u, rejection{why: why})
 	}
@@ -114,11 +114,16 @@ func (rt route) failure(why string, args json.RawMessage) rejection {
 // resolve finds a tool: one this router hosts, else one a remote pool's
 // live workers advertise. why is the answer to a call that cannot go
 // anywhere.
-func (r *Router) resolve(name string) (rt route, why string) {
+func (r *Router) resolve(ctx context.Context, name string) (rt route, why string) {
 	if t, ok := r.cfg.Tools.Lookup(name); ok {
 		return route{name: t.Name(), pool: r.cfg.Pool, schema: r.schemas[t.Name()], cancelsSiblings: t.CancelsSiblings(), activity: t.Activity}, ""
 	}
 	remote, gone := r.catalog.lookup(name)
+	if remote == nil && !gone && r.adStream != nil {
+		sp := r.cfg.Space
+		r.catalog.refresh(ctx, r.adStream, sp.ToolSubjects(name), sp.ToolSubjectPrefix())
+		remote, gone = r.catalog.lookup(name)
+	}
 	switch {
 	case remote != nil:
 		name := remote.ad.Name

@@ -228,9 +228,21 @@ func (s Space) ToolKey(pool, tool, worker string) string {
 	return pool + "." + tokenSafe(tool) + "." + tokenSafe(worker)
 }
 
+// ToolsStream is the stream JetStream keeps the tools bucket in.
+func (s Space) ToolsStream() string { return "KV_" + s.ToolsBucket() }
+
+// ToolSubjects is the subject filter of every advertisement of a tool, in
+// any pool and by any worker.
+func (s Space) ToolSubjects(tool string) string {
+	return s.ToolSubjectPrefix() + "*." + tokenSafe(tool) + ".*"
+}
+
+// ToolSubjectPrefix is what precedes a key in a tool advertisement's subject.
+func (s Space) ToolSubjectPrefix() string { return "$KV." + s.ToolsBucket() + "." }
+
 // ToolSubject is the subject a tool advertisement is stored under.
 func (s Space) ToolSubject(pool, tool, worker string) string {
-	return "$KV." + s.ToolsBucket() + "." + s.ToolKey(pool, tool, worker)
+	return s.ToolSubjectPrefix() + s.ToolKey(pool, tool, worker)
 }
 
 // tokenSafe maps s to a single token, replacing what a token cannot hold.
