@@ -48,7 +48,7 @@ func (r *Reorder) handle(ctx context.Context, m *stage.Msg) error {
 		// answered now.
 		fill = fillLimit(p)
 	}
-	cur, err := r.advance(ctx, p, m.Raw, fill)
+	cur, err := r.advance(ctx, p, m, fill)
 	passed := cur.done || (p.Kind != subjects.KindEnd && cur.delivered > p.Seq)
 	switch {
 	case passed:

@@ -134,8 +134,10 @@ const maxRaces = 64
 // which saves reading it back from the stream.
 //
 // A missing result whose seq is below fillBefore gets an error result in
-// its place (the gap's deadline has passed); -1 fills nothing.
-func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Msg, fillBefore int) (cur cursor, err error) {
+// its place (the gap's deadline has passed); -1 fills nothing. m, when
+// set, is the message in hand, decoded and checked by the runtime and
+// handle: it is neither read back nor decoded again.
+func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, fillBefore int) (cur cursor, err error) {
 	key := p.Tenant + "." + p.Turn
 	cur, fromCache := r.cache.cursor(key)
 	if !fromCache {
@@ -149,10 +151,12 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 		var h nats.Header
 		var body []byte
 		var done *schemas.TurnDone
+		var res *schemas.ToolResult
 		missing := false
 		switch {
 		case m != nil && p.Kind != subjects.KindEnd && p.Seq == cur.delivered:
-			h, body = m.Headers(), m.Data()
+			h, body = m.Raw.Headers(), m.Raw.Data()
+			res, _ = m.Data.(*schemas.ToolResult)
 		default:
 			raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, cur.delivered))
 			switch {
@@ -168,12 +172,10 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 		// turn's end, so in its slot the turn is over (or, should the end
 		// still be unknown, the slot waits).
 		var bad error
-		late := false
-		if !missing {
-			var res *schemas.ToolResult
+		if !missing && res == nil {
 			res, bad = r.checkResult(h, body, cur.delivered)
-			late = bad == nil && res.Late
 		}
+		late := bad == nil && res != nil && res.Late
 		if missing || late {
 			total, err := r.cachedTotal(ctx, key, p, m)
 			if err != nil {
@@ -238,7 +240,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m jetstream.Ms
 }
 
 // cachedTotal is total, remembered once known: an end marker never changes.
-func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed, m jetstream.Msg) (int, error) {
+func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed, m *stage.Msg) (int, error) {
 	if n, ok := r.cache.total(key); ok {
 		return n, nil
 	}
@@ -271,11 +273,11 @@ func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, er
 // total is the turn's number of calls from its end marker, -1 while
 // unknown. When the marker in the stream is not a turn_end (a poison
 // message took its slot), the lease, which the router wrote first, says.
-func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m jetstream.Msg) (int, error) {
-	var h nats.Header
-	var body []byte
+func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m *stage.Msg) (int, error) {
 	if m != nil && p.Kind == subjects.KindEnd {
-		h, body = m.Headers(), m.Data()
+		if end, ok := m.Data.(*schemas.TurnEnd); ok {
+			return end.Calls, nil
+		}
 	} else {
 		raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
@@ -284,11 +286,10 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m jetstream.Msg)
 		if err != nil {
 			return -1, fmt.Errorf("reorder: read end marker: %w", err)
 		}
-		h, body = raw.Header, raw.Data
-	}
-	_, data, err := r.cfg.Limits.Decode(h, body)
-	if end, ok := data.(*schemas.TurnEnd); err == nil && ok {
-		return end.Calls, nil
+		_, data, err := r.cfg.Limits.Decode(raw.Header, raw.Data)
+		if end, ok := data.(*schemas.TurnEnd); err == nil && ok {
+			return end.Calls, nil
+		}
 	}
 	l, _, err := r.leases.Get(ctx, p.Tenant, p.Turn)
 	if err != nil {
