@@ -13,7 +13,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -129,15 +128,7 @@ func (c Config) withDefaults() Config {
 }
 
 // Validate reports the first field of c a worker cannot work with.
-func (c Config) Validate() error {
-	if err := c.Space.Check(); err != nil {
-		return err
-	}
-	if c.Tools == nil {
-		return errors.New("no tools (Config.Tools is nil)")
-	}
-	return subjects.CheckToken("pool", c.Pool)
-}
+func (c Config) Validate() error { return stage.CheckPool(c.Space, c.Tools != nil, c.Pool) }
 
 // Executor is one worker of a pool.
 type Executor struct {

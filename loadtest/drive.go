@@ -30,21 +30,7 @@ func drive(ctx context.Context, c Config, run runTurn, onTick func(elapsed time.
 		o := run(tctx, k, makeTurn(c, k))
 		t.add(o)
 	}
-	ticking := make(chan struct{})
-	if onTick != nil {
-		go func() {
-			tk := time.NewTicker(200 * time.Millisecond)
-			defer tk.Stop()
-			for {
-				select {
-				case <-ticking:
-					return
-				case <-tk.C:
-					onTick(time.Since(start), t.progress())
-				}
-			}
-		}()
-	}
+	stopTicking := ticker(start, onTick, t.progress)
 	if c.Rate > 0 {
 		// Open loop: turn k starts at start + k·interval, whatever the
 		// pipeline's pace; a late loop catches up at once.
@@ -78,7 +64,7 @@ func drive(ctx context.Context, c Config, run runTurn, onTick func(elapsed time.
 		}
 	}
 	wg.Wait()
-	close(ticking)
+	stopTicking()
 	return t.report(start)
 }
 

@@ -41,3 +41,25 @@ func (b *bar) finish() {
 		_ = b.b.Finish()
 	}
 }
+
+// ticker calls tick with the time since start and the results so far five
+// times a second until stop is called; a nil tick does nothing.
+func ticker(start time.Time, tick func(elapsed time.Duration, results int), results func() int) (stop func()) {
+	if tick == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		tk := time.NewTicker(200 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+				tick(time.Since(start), results())
+			}
+		}
+	}()
+	return func() { close(done) }
+}

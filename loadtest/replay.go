@@ -152,21 +152,7 @@ func Replay(ctx context.Context, c ReplayConfig, log []LogEvent) (*ReplayReport,
 	rctx, cancelReaders := context.WithCancel(ctx)
 	defer cancelReaders()
 	var wg sync.WaitGroup
-	ticking := make(chan struct{})
-	if tick != nil {
-		go func() {
-			tk := time.NewTicker(200 * time.Millisecond)
-			defer tk.Stop()
-			for {
-				select {
-				case <-ticking:
-					return
-				case <-tk.C:
-					tick(time.Since(start), tl.progress())
-				}
-			}
-		}()
-	}
+	stopTicking := ticker(start, tick, tl.progress)
 	lastIdx := map[string]int{}
 	for i, e := range log {
 		lastIdx[e.Meta.Tenant+"/"+e.Meta.Turn] = i
@@ -251,7 +237,7 @@ loops:
 		<-finished
 	}
 	drain.Stop()
-	close(ticking)
+	stopTicking()
 	b.finish()
 	rep := tl.report(start)
 	if tg.p != nil && rep.Calls > 0 {

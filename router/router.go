@@ -81,15 +81,7 @@ func (c Config) withDefaults() Config {
 }
 
 // Validate reports the first field of c a router cannot work with.
-func (c Config) Validate() error {
-	if err := c.Space.Check(); err != nil {
-		return err
-	}
-	if c.Tools == nil {
-		return errors.New("no tools (Config.Tools is nil)")
-	}
-	return subjects.CheckToken("pool", c.Pool)
-}
+func (c Config) Validate() error { return stage.CheckPool(c.Space, c.Tools != nil, c.Pool) }
 
 // Router routes input events; many may run against one stream.
 type Router struct {

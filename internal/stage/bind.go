@@ -2,6 +2,7 @@ package stage
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -25,6 +26,18 @@ type Binding struct {
 	Config               provision.ConsumerConfig
 	// LeaseTTL is the leases' idle lifetime (0: lease.DefaultTTL).
 	LeaseTTL time.Duration
+}
+
+// CheckPool reports the first setting a stage that hosts a pool's tools
+// (router, executor) cannot work with: the space, the tools, the pool name.
+func CheckPool(space subjects.Space, hasTools bool, pool string) error {
+	if err := space.Check(); err != nil {
+		return err
+	}
+	if !hasTools {
+		return errors.New("no tools (Config.Tools is nil)")
+	}
+	return subjects.CheckToken("pool", pool)
 }
 
 // Bind binds a stage on nc. The consumer exists when Bind returns, so a
