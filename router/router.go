@@ -92,7 +92,7 @@ type Router struct {
 	catalog *catalog
 	cons    jetstream.Consumer
 	results jetstream.Stream
-	// adStream is the tool advertisements' stream, once Run has bound it.
+	// adStream is the tool advertisements' stream.
 	adStream jetstream.Stream
 	limits   limits
 	late     atomic.Int64
@@ -115,7 +115,11 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, results: results, limits: limits{cfg.Limits}}
+	adStream, err := js.Stream(ctx, sp.ToolsStream())
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, results: results, adStream: adStream, limits: limits{cfg.Limits}}
 	for _, t := range cfg.Tools.Tools() {
 		s, err := coercion.Compile(t.InputSchema())
 		if err != nil {
@@ -138,9 +142,6 @@ func (r *Router) Run(ctx context.Context) error {
 			return nil
 		}
 		return fmt.Errorf("router: tools bucket: %w", err)
-	}
-	if r.adStream, err = r.js.Stream(ctx, r.cfg.Space.ToolsStream()); err != nil {
-		return fmt.Errorf("router: tools stream: %w", err)
 	}
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()

@@ -119,7 +119,7 @@ func (r *Router) resolve(ctx context.Context, name string) (rt route, why string
 		return route{name: t.Name(), pool: r.cfg.Pool, schema: r.schemas[t.Name()], cancelsSiblings: t.CancelsSiblings(), activity: t.Activity}, ""
 	}
 	remote, gone := r.catalog.lookup(name)
-	if remote == nil && !gone && r.adStream != nil {
+	if remote == nil && !gone {
 		sp := r.cfg.Space
 		r.catalog.refresh(ctx, r.adStream, sp.ToolSubjects(name), sp.ToolSubjectPrefix())
 		remote, gone = r.catalog.lookup(name)
