@@ -152,7 +152,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
 	js, store, cons := bd.JS, bd.Leases, bd.Consumer
-	return &Executor{cfg: cfg, nc: nc, js: js, store: store, watcher: lease.NewWatcher(nc, cfg.Space), cons: cons}, nil
+	return &Executor{cfg: cfg, nc: nc, js: js, store: store, watcher: lease.NewWatcher(store), cons: cons}, nil
 }
 
 // WorkerID is the name this worker records in results.

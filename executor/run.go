@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -31,7 +32,8 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	defer cancel(nil)
 	stopRenew := e.renew(ctx, c)
 	stopMonitor := e.monitor(c, w, cancel)
-	progress := e.progress(ctx, c)
+	var reported atomic.Bool
+	progress := e.progress(ctx, c, &reported)
 	started := time.Now()
 	input, refusal, err := e.permit(cctx, c, cl.tc)
 	var res tool.Result
@@ -61,7 +63,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 		r = e.shape(ctx, c, res, callErr, started, finished, cl.attempt)
 	}
 	r.ContextVersion, r.Batch = cl.tc.Version, c.batch
-	e.publishProgress(ctx, c, fmt.Sprintf("%s finished in %s", activity(c), finished.Sub(started).Round(time.Millisecond)))
+	e.publishFinished(ctx, c, reported.Load(), finished.Sub(started))
 	return e.finish(ctx, c, r, res.Context, fails)
 }
 

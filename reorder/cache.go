@@ -1,6 +1,11 @@
 package reorder
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/schemas"
+)
 
 // cacheTurns bounds the turns an instance remembers.
 const cacheTurns = 10_000
@@ -14,6 +19,8 @@ type turnCache struct {
 	mu    sync.Mutex
 	max   int
 	turns map[string]*turnEntry
+	// heldBytes is what the waiting results kept take.
+	heldBytes int
 }
 
 type turnEntry struct {
@@ -21,7 +28,24 @@ type turnEntry struct {
 	hasCur   bool
 	total    int
 	hasTotal bool
+	// waiting is the results this instance saw arrive behind a gap: the
+	// only ones worth looking for when the gap fills, kept as they came
+	// while the instance's budget allows (else read back). Seqs are below
+	// the calls-per-turn limit, so the set is bounded.
+	waiting map[int]*held
 }
+
+// held is a result waiting behind a gap, as it arrived; nil fields when
+// it was not kept.
+type held struct {
+	h    nats.Header
+	body []byte
+	res  *schemas.ToolResult
+}
+
+// heldBudget bounds the bytes of results an instance keeps in memory while
+// they wait behind gaps.
+const heldBudget = 64 << 20
 
 func newTurnCache(max int) *turnCache {
 	return &turnCache{max: max, turns: map[string]*turnEntry{}}
@@ -32,7 +56,7 @@ func (c *turnCache) entry(key string) *turnEntry {
 	if e == nil {
 		if len(c.turns) >= c.max {
 			// Simple and bounded: forget everything; the stream has it all.
-			c.turns = map[string]*turnEntry{}
+			c.turns, c.heldBytes = map[string]*turnEntry{}, 0
 		}
 		e = &turnEntry{}
 		c.turns[key] = e
@@ -50,16 +74,31 @@ func (c *turnCache) cursor(key string) (cursor, bool) {
 	return cursor{}, false
 }
 
-// keep caches a turn's cursor; a finished turn is forgotten.
+// keep caches a turn's cursor. A finished turn's is kept too: the
+// redeliveries of its waiting results are then acknowledged unread.
 func (c *turnCache) keep(key string, cur cursor) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cur.done {
-		delete(c.turns, key)
-		return
-	}
 	e := c.entry(key)
 	e.cur, e.hasCur = cur, true
+	if cur.done {
+		c.release(e)
+	}
+}
+
+// release drops what e keeps waiting.
+func (c *turnCache) release(e *turnEntry) {
+	for _, w := range e.waiting {
+		c.heldBytes -= w.size()
+	}
+	e.waiting = nil
+}
+
+func (w *held) size() int {
+	if w == nil {
+		return 0
+	}
+	return len(w.body)
 }
 
 // total returns a turn's cached end count, if known.
@@ -78,4 +117,39 @@ func (c *turnCache) keepTotal(key string, n int) {
 	defer c.mu.Unlock()
 	e := c.entry(key)
 	e.total, e.hasTotal = n, true
+}
+
+// wait records that the result of seq came and waits behind a gap, with
+// the message itself while the budget allows.
+func (c *turnCache) wait(key string, seq int, h nats.Header, body []byte, res *schemas.ToolResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entry(key)
+	if e.waiting == nil {
+		e.waiting = map[int]*held{}
+	}
+	if _, ok := e.waiting[seq]; ok {
+		return
+	}
+	var w *held
+	if res != nil && c.heldBytes+len(body) <= heldBudget {
+		w = &held{h: h, body: body, res: res}
+		c.heldBytes += len(body)
+	}
+	e.waiting[seq] = w
+}
+
+// waits reports whether the result of seq was seen waiting, and returns
+// it when it was kept; either way it is forgotten.
+func (c *turnCache) waits(key string, seq int) (w *held, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.turns[key]
+	if e == nil {
+		return nil, false
+	}
+	w, ok = e.waiting[seq]
+	delete(e.waiting, seq)
+	c.heldBytes -= w.size()
+	return w, ok
 }

@@ -56,6 +56,11 @@ func (r *Reorder) handle(ctx context.Context, m *stage.Msg) error {
 	case err != nil:
 		return err
 	}
+	if p.Kind != subjects.KindEnd {
+		// Whoever fills the gap reads this one back at once.
+		res, _ := m.Data.(*schemas.ToolResult)
+		r.cache.wait(p.Tenant+"."+p.Turn, p.Seq, m.Raw.Headers(), m.Raw.Data(), res)
+	}
 	return errBehindGap
 }
 

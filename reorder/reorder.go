@@ -137,13 +137,33 @@ const maxRaces = 64
 // its place (the gap's deadline has passed); -1 fills nothing. m, when
 // set, is the message in hand, decoded and checked by the runtime and
 // handle: it is neither read back nor decoded again.
+//
+// On a message's first delivery the instance trusts what it remembers
+// (trust): a turn it has no cursor for is taken to be new, a result it
+// has not seen arrive is taken not to be stored yet, and an end it has not
+// seen not to have come. Each is right for a pipeline with one reorder
+// instance, and a wrong guess only delays: the append expects the out
+// subject's last sequence, so a cursor that is behind is refused and read
+// again, and a message left waiting is retried after its back-off, which
+// reads everything from the streams.
 func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, fillBefore int) (cur cursor, err error) {
 	key := p.Tenant + "." + p.Turn
+	trust := m != nil && m.Delivered == 1 && fillBefore < 0
 	cur, fromCache := r.cache.cursor(key)
-	if !fromCache {
+	if fromCache && (cur.done || (m != nil && p.Kind != subjects.KindEnd && cur.delivered > p.Seq)) {
+		// What this instance appended is there for good: a result it has
+		// passed (a waiting one's retry) needs no read.
+		return cur, nil
+	}
+	if !fromCache && !trust {
 		if cur, err = r.readCursor(ctx, p); err != nil {
 			return cur, err
 		}
+	}
+	if trust {
+		// Nothing to check against the stream when a gap is found: the
+		// retry will.
+		fromCache = false
 	}
 	defer func() { r.cache.keep(key, cur) }()
 	races := 0
@@ -157,15 +177,21 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 		case m != nil && p.Kind != subjects.KindEnd && p.Seq == cur.delivered:
 			h, body = m.Raw.Headers(), m.Raw.Data()
 			res, _ = m.Data.(*schemas.ToolResult)
-		default:
-			raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, cur.delivered))
+		case trust:
+			w, seen := r.cache.waits(key, cur.delivered)
 			switch {
-			case err == nil:
-				h, body = raw.Header, raw.Data
-			case errors.Is(err, jetstream.ErrMsgNotFound):
+			case !seen:
 				missing = true
+			case w != nil:
+				h, body, res = w.h, w.body, w.res
 			default:
-				return cur, fmt.Errorf("reorder: read result %d: %w", cur.delivered, err)
+				if h, body, missing, err = r.readResult(ctx, p, cur.delivered); err != nil {
+					return cur, err
+				}
+			}
+		default:
+			if h, body, missing, err = r.readResult(ctx, p, cur.delivered); err != nil {
+				return cur, err
 			}
 		}
 		// A late call's answer is not the turn's: its seq is at or past the
@@ -177,7 +203,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 		}
 		late := bad == nil && res != nil && res.Late
 		if missing || late {
-			total, err := r.cachedTotal(ctx, key, p, m)
+			total, err := r.cachedTotal(ctx, key, p, m, trust)
 			if err != nil {
 				return cur, err
 			}
@@ -239,10 +265,27 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 	return cur, nil
 }
 
+// readResult reads the stored result of call seq; missing when none is.
+func (r *Reorder) readResult(ctx context.Context, p subjects.Parsed, seq int) (h nats.Header, body []byte, missing bool, err error) {
+	raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, seq))
+	switch {
+	case err == nil:
+		return raw.Header, raw.Data, false, nil
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return nil, nil, true, nil
+	}
+	return nil, nil, false, fmt.Errorf("reorder: read result %d: %w", seq, err)
+}
+
 // cachedTotal is total, remembered once known: an end marker never changes.
-func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed, m *stage.Msg) (int, error) {
+// Trusting, an end not seen here is taken not to have come (the marker
+// in hand aside).
+func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed, m *stage.Msg, trust bool) (int, error) {
 	if n, ok := r.cache.total(key); ok {
 		return n, nil
+	}
+	if trust && p.Kind != subjects.KindEnd {
+		return -1, nil
 	}
 	n, err := r.total(ctx, p, m)
 	if err == nil && n >= 0 {

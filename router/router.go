@@ -160,9 +160,16 @@ func (r *Router) Run(ctx context.Context) error {
 	return stage.Run(ctx, r.js, stage.Spec{
 		Stage: subjects.StageRouter, Space: r.cfg.Space, Consumer: r.cons,
 		MaxDeliver: r.cfg.Consumer.MaxDeliver, Parse: r.cfg.Space.ParseIn, Limits: r.cfg.Limits,
-		Lanes: r.cfg.Lanes, Backoff: r.cfg.Backoff, Answer: r.answer, Hooks: r.cfg.Hooks, Log: r.cfg.Log,
+		Lanes: r.cfg.Lanes, Together: callsTogether, Backoff: r.cfg.Backoff, Answer: r.answer, Hooks: r.cfg.Hooks, Log: r.cfg.Log,
 	}, r.handle)
 }
+
+// callsTogether lets the calls of a turn that arrive together be routed
+// together: each touches only its own entry in the lease, and their
+// registrations share one compare-and-set. A turn-level event (end,
+// cancel, discard) still sees every call before it registered: a discard
+// closes the turn at the calls seen.
+func callsTogether(p subjects.Parsed) bool { return p.Kind == subjects.KindUse }
 
 // handle processes one input event.
 func (r *Router) handle(ctx context.Context, m *stage.Msg) error {

@@ -221,6 +221,25 @@ func (s Space) LeaseSubject(tenant, turn string) string {
 	return "$KV." + s.LeaseBucket() + "." + s.LeaseKey(tenant, turn)
 }
 
+// LeaseChanges is where the lease bucket republishes every stored write
+// of a turn's lease, with its revision in the Nats-Sequence header. Unlike
+// LeaseSubject, a message here comes after the write is stored and only
+// for a write that was: a watcher learns the lease and its revision
+// without reading them back.
+func (s Space) LeaseChanges(tenant, turn string) string {
+	return s.leaseChangesPrefix() + s.LeaseKey(tenant, turn)
+}
+
+// LeaseChangesSource and LeaseChangesDestination are the lease bucket's
+// republish mapping: every key's subject to LeaseChanges. The destination's
+// first token is not the prefix, so no stream of the space captures it.
+func (s Space) LeaseChangesSource() string { return "$KV." + s.LeaseBucket() + ".>" }
+
+// LeaseChangesDestination is the republish destination of LeaseChangesSource.
+func (s Space) LeaseChangesDestination() string { return s.leaseChangesPrefix() + ">" }
+
+func (s Space) leaseChangesPrefix() string { return s.prefix + "_lease." }
+
 // ToolKey is the TW_TOOLS key under which a worker advertises a tool of
 // its pool. One key per worker: a worker that stops removes only its own
 // advertisement, and the tool stays routed while any worker lives.

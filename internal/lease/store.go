@@ -22,6 +22,10 @@ const DefaultTTL = time.Hour
 // (every call of a turn writes the same key), so the bound is generous.
 const maxAttempts = 200
 
+// notifyWait bounds the wait for the watch to bring the write that refused
+// one: about what a read of the lease takes.
+const notifyWait = 2 * time.Millisecond
+
 // ErrContention is returned when an update lost the race maxAttempts times.
 var ErrContention = errors.New("lease: too much contention on the turn's key")
 
@@ -37,6 +41,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	queues map[string]*queue
+	cache  *revCache
 }
 
 // NewStore binds to the lease bucket (which provision creates).
@@ -48,20 +53,41 @@ func NewStore(ctx context.Context, js jetstream.JetStream, space subjects.Space,
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Store{js: js, kv: kv, space: space, ttl: ttl, queues: map[string]*queue{}}, nil
+	return &Store{js: js, kv: kv, space: space, ttl: ttl, queues: map[string]*queue{}, cache: newRevCache()}, nil
 }
 
-// Get returns a turn's lease and its revision; jetstream.ErrKeyNotFound when none.
+// Get reads a turn's lease and its revision from the bucket;
+// jetstream.ErrKeyNotFound when none.
 func (s *Store) Get(ctx context.Context, tenant, turn string) (*schemas.Lease, uint64, error) {
-	e, err := s.kv.Get(ctx, s.space.LeaseKey(tenant, turn))
+	key := s.space.LeaseKey(tenant, turn)
+	e, err := s.kv.Get(ctx, key)
 	if err != nil {
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			s.cache.forget(key)
+		}
 		return nil, 0, err
 	}
 	l, err := schemas.DecodeLease(e.Value())
 	if err != nil {
 		return nil, 0, err
 	}
+	s.cache.put(key, e.Value(), e.Revision())
 	return l, e.Revision(), nil
+}
+
+// cached is the lease as this process last knew it, to try a write on
+// without reading; trusted says a decision not to write needs no read.
+func (s *Store) cached(key string) (l *schemas.Lease, rev uint64, trusted, ok bool) {
+	b, rev, trusted, ok := s.cache.get(key)
+	if !ok {
+		return nil, 0, false, false
+	}
+	l, err := schemas.DecodeLease(b)
+	if err != nil {
+		s.cache.forget(key)
+		return nil, 0, false, false
+	}
+	return l, rev, trusted, true
 }
 
 // Mutator changes a lease in place. It may be called several times (once
@@ -156,8 +182,20 @@ func (s *Store) runBatch(ctx context.Context, tenant, turn, key string, q *queue
 // on a conflict, all over again from a fresh read.
 func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 	key := s.space.LeaseKey(tenant, turn)
+	// The first attempt goes on the cached lease when there is one: the
+	// read it saves is most of an update's cost.
+	useCache := true
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		l, rev, err := s.Get(ctx, tenant, turn)
+		var l *schemas.Lease
+		var rev uint64
+		var err error
+		unsure := false
+		if c, crev, trusted, ok := s.cached(key); useCache && ok {
+			l, rev, unsure = c, crev, !trusted
+		} else {
+			l, rev, err = s.Get(ctx, tenant, turn)
+		}
+		useCache = false
 		live := batch
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
@@ -199,6 +237,12 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 			// rides on the write that did.
 			Settle(l)
 		}
+		if !changed && unsure {
+			// Not to write is a decision on what may be old: read and
+			// decide again on the lease as it is.
+			attempt--
+			continue
+		}
 		if !changed {
 			if rev == 0 {
 				// Nothing to create: the lease still does not exist.
@@ -220,6 +264,17 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 		if !isConflict(err) {
 			fail(live, fmt.Errorf("lease: write %s: %w", key, err))
 			return
+		}
+		if s.cache.newer(key, rev, notifyWait) {
+			// Another process's write refused ours, and the watch has
+			// brought it: write again on it without reading.
+			useCache = true
+			continue
+		}
+		if unsure {
+			// The cache was behind: read at once, no back-off (nobody
+			// need be racing this write; the lease had moved on).
+			continue
 		}
 		backoff(ctx, attempt)
 	}
@@ -250,10 +305,14 @@ func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease
 	if err != nil {
 		return 0, err
 	}
+	key := s.space.LeaseKey(tenant, turn)
 	if rev == 0 {
-		r, err := s.kv.Create(ctx, s.space.LeaseKey(tenant, turn), b, jetstream.KeyTTL(s.ttl))
+		r, err := s.kv.Create(ctx, key, b, jetstream.KeyTTL(s.ttl))
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			return 0, errConflict
+		}
+		if err == nil {
+			s.cache.put(key, b, r)
 		}
 		return r, err
 	}
@@ -263,6 +322,7 @@ func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease
 	if err != nil {
 		return 0, err
 	}
+	s.cache.put(key, b, ack.Sequence)
 	return ack.Sequence, nil
 }
 

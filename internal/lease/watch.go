@@ -2,24 +2,26 @@ package lease
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
 
 // Watcher tells parked calls that their turn's lease changed. It uses one
-// core subscription per watched turn on the key's KV subject, which sees
-// every write as it is published; unlike kv.Watch it creates no server-side
-// consumer, so a worker can watch thousands of turns cheaply.
-//
-// A notification can arrive before the write is readable (the stream
-// stores it on its own goroutine), so a Watch also remembers the highest
-// lease Version notified: a read below it is known to be stale.
+// core subscription per watched turn on the subject the lease bucket
+// republishes the turn's writes to (subjects.Space.LeaseChanges): it sees
+// every stored write with its revision, after the write is readable, and
+// creates no server-side consumer, so a worker can watch thousands of
+// turns cheaply. What it sees also keeps its Store's cached lease current,
+// so the calls it wakes write without reading the lease first.
 type Watcher struct {
 	nc    *nats.Conn
 	space subjects.Space
+	store *Store
 
 	mu    sync.Mutex
 	turns map[string]*watched
@@ -43,9 +45,12 @@ type Watch struct {
 	once sync.Once
 }
 
-// NewWatcher returns a watcher on nc.
-func NewWatcher(nc *nats.Conn, space subjects.Space) *Watcher {
-	return &Watcher{nc: nc, space: space, turns: map[string]*watched{}}
+// NewWatcher returns a watcher for store's leases, on store's connection:
+// a read or write of the store that follows a Watch on the same connection
+// is ordered after the subscription, which is what lets the store trust
+// its cache for a watched turn.
+func NewWatcher(store *Store) *Watcher {
+	return &Watcher{nc: store.js.Conn(), space: store.space, store: store, turns: map[string]*watched{}}
 }
 
 // Watch starts watching a turn. Call it before reading the lease, so no
@@ -57,16 +62,7 @@ func (w *Watcher) Watch(tenant, turn string) (*Watch, error) {
 	t, ok := w.turns[key]
 	if !ok {
 		t = &watched{changed: make(chan struct{})}
-		sub, err := w.nc.Subscribe(w.space.LeaseSubject(tenant, turn), func(m *nats.Msg) {
-			v, _ := schemas.LeaseVersion(m.Data)
-			w.mu.Lock()
-			if v >= t.latest {
-				t.latest, t.last = v, m.Data
-			}
-			close(t.changed)
-			t.changed = make(chan struct{})
-			w.mu.Unlock()
-		})
+		sub, err := w.nc.Subscribe(w.space.LeaseChanges(tenant, turn), func(m *nats.Msg) { w.notified(key, t, m) })
 		if err != nil {
 			return nil, fmt.Errorf("lease: watch %s: %w", key, err)
 		}
@@ -74,8 +70,36 @@ func (w *Watcher) Watch(tenant, turn string) (*Watch, error) {
 		w.turns[key] = t
 	}
 	t.refs++
+	w.store.cache.watch(key)
 	return &Watch{w: w, key: key, t: t}, nil
 }
+
+// notified takes one republished write: the store's cache first, then the
+// waiters, so that a waiter woken reads at least this write.
+func (w *Watcher) notified(key string, t *watched, m *nats.Msg) {
+	rev, _ := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
+	v, isLease := schemas.LeaseVersion(m.Data)
+	switch {
+	case len(m.Data) == 0 || m.Header.Get(kvOperationHeader) != "" || m.Header.Get(markerHeader) != "":
+		// Deleted, purged or expired: nothing to write on.
+		w.store.cache.forget(key)
+	case isLease && rev > 0:
+		w.store.cache.observe(key, m.Data, rev)
+	}
+	w.mu.Lock()
+	if isLease && v >= t.latest {
+		t.latest, t.last = v, m.Data
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+	w.mu.Unlock()
+}
+
+// The headers of a republished write that say it removed the key.
+const (
+	kvOperationHeader = "KV-Operation"
+	markerHeader      = "Nats-Marker-Reason"
+)
 
 // Changed returns a channel that is closed at the next write to the lease.
 func (wa *Watch) Changed() <-chan struct{} {
@@ -115,6 +139,7 @@ func (wa *Watch) Release() {
 		wa.w.mu.Lock()
 		defer wa.w.mu.Unlock()
 		wa.t.refs--
+		wa.w.store.cache.unwatch(wa.key)
 		if wa.t.refs == 0 {
 			_ = wa.t.sub.Unsubscribe()
 			delete(wa.w.turns, wa.key)

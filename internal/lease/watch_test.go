@@ -47,7 +47,7 @@ func TestWatchSeesWriteFromOtherConnection(t *testing.T) {
 	watcher := newProc(t, srv, "watcher", 0)
 	writer := newProc(t, srv, "writer", 0)
 	ctx := testCtx(t, 30*time.Second)
-	w := lease.NewWatcher(watcher.nc, space)
+	w := lease.NewWatcher(watcher.store)
 
 	wa, err := w.Watch(tenant, "t")
 	if err != nil {
@@ -103,7 +103,7 @@ func TestWatchOtherTurnNotNotified(t *testing.T) {
 	watcher := newProc(t, srv, "watcher", 0)
 	writer := newProc(t, srv, "writer", 0)
 	ctx := testCtx(t, 30*time.Second)
-	w := lease.NewWatcher(watcher.nc, space)
+	w := lease.NewWatcher(watcher.store)
 	base := watcher.nc.NumSubscriptions() // the JetStream reply subscription
 
 	a, err := w.Watch(tenant, "a")
@@ -144,7 +144,7 @@ func TestWatchSharedSubscription(t *testing.T) {
 	watcher := newProc(t, srv, "watcher", 0)
 	writer := newProc(t, srv, "writer", 0)
 	ctx := testCtx(t, 30*time.Second)
-	w := lease.NewWatcher(watcher.nc, space)
+	w := lease.NewWatcher(watcher.store)
 	base := watcher.nc.NumSubscriptions()
 
 	w1, err := w.Watch(tenant, "t")
@@ -180,7 +180,7 @@ func TestWatchRelease(t *testing.T) {
 	watcher := newProc(t, srv, "watcher", 0)
 	writer := newProc(t, srv, "writer", 0)
 	ctx := testCtx(t, 30*time.Second)
-	w := lease.NewWatcher(watcher.nc, space)
+	w := lease.NewWatcher(watcher.store)
 	base := watcher.nc.NumSubscriptions()
 	subs := func() int { return watcher.nc.NumSubscriptions() - base }
 
@@ -256,7 +256,7 @@ func TestWatchSeesOwnStoreWrites(t *testing.T) {
 	srv := server(t)
 	p := newProc(t, srv, "p", 0)
 	ctx := testCtx(t, 30*time.Second)
-	w := lease.NewWatcher(p.nc, space)
+	w := lease.NewWatcher(p.store)
 	wa, err := w.Watch(tenant, "t")
 	if err != nil {
 		t.Fatal(err)

@@ -95,6 +95,9 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 		Replicas:    c.Replicas,
 		// Turns on per-key TTLs (and the delete markers on expiry).
 		LimitMarkerTTL: time.Minute,
+		// Every stored write, with its revision, for the workers watching
+		// the turn (lease.Watcher): they write next without reading first.
+		RePublish: &jetstream.RePublish{Source: sp.LeaseChangesSource(), Destination: sp.LeaseChangesDestination()},
 	})
 	if err != nil {
 		return fmt.Errorf("provision: bucket %s: %w", sp.LeaseBucket(), err)

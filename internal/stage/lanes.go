@@ -14,36 +14,96 @@ import (
 // lanes run handlers on n goroutines, the same key always on the same one:
 // the messages of one turn in order, with fewer lease conflicts, while
 // different turns run in parallel.
+//
+// With together set, a run of messages of one key that together accepts,
+// queued one behind the other, is handled concurrently: their lease
+// updates then meet in the store's combiner and cost one compare-and-set
+// between them. A message together refuses stays a barrier: it starts
+// after everything before it on its lane has finished.
 type lanes struct {
-	seed  maphash.Seed
-	chans []chan jetstream.Msg
-	wg    sync.WaitGroup
+	seed     maphash.Seed
+	chans    []chan laneMsg
+	together func(jetstream.Msg) bool
+	wg       sync.WaitGroup
 }
 
+// laneMsg is a message with the key it was queued under.
+type laneMsg struct {
+	key string
+	m   jetstream.Msg
+}
+
+// maxTogether bounds a run handled at once.
+const maxTogether = 64
+
 // newLanes starts n lanes running h until close.
-func newLanes(ctx context.Context, n, depth int, h func(context.Context, jetstream.Msg)) *lanes {
+func newLanes(ctx context.Context, n, depth int, together func(jetstream.Msg) bool, h func(context.Context, jetstream.Msg)) *lanes {
 	if n <= 0 {
 		n = 1
 	}
-	l := &lanes{seed: maphash.MakeSeed(), chans: make([]chan jetstream.Msg, n)}
+	l := &lanes{seed: maphash.MakeSeed(), chans: make([]chan laneMsg, n), together: together}
 	for i := range l.chans {
-		ch := make(chan jetstream.Msg, depth)
+		ch := make(chan laneMsg, depth)
 		l.chans[i] = ch
 		l.wg.Add(1)
 		go func() {
 			defer l.wg.Done()
-			for m := range ch {
-				h(ctx, m)
-			}
+			l.run(ctx, ch, h)
 		}()
 	}
 	return l
 }
 
+// run is one lane: each message in turn, or a run of them at once.
+func (l *lanes) run(ctx context.Context, ch chan laneMsg, h func(context.Context, jetstream.Msg)) {
+	var held *laneMsg
+	for {
+		var first laneMsg
+		if held != nil {
+			first, held = *held, nil
+		} else {
+			var ok bool
+			if first, ok = <-ch; !ok {
+				return
+			}
+		}
+		if l.together == nil || !l.together(first.m) {
+			h(ctx, first.m)
+			continue
+		}
+		group := []jetstream.Msg{first.m}
+	gather:
+		for len(group) < maxTogether {
+			select {
+			case next, ok := <-ch:
+				if !ok {
+					break gather
+				}
+				if next.key != first.key || !l.together(next.m) {
+					held = &next
+					break gather
+				}
+				group = append(group, next.m)
+			default:
+				break gather
+			}
+		}
+		if len(group) == 1 {
+			h(ctx, first.m)
+			continue
+		}
+		var wg sync.WaitGroup
+		for _, m := range group {
+			wg.Go(func() { h(ctx, m) })
+		}
+		wg.Wait()
+	}
+}
+
 // submit queues m on the lane of key; it blocks when that lane is full,
 // which is the back-pressure the consumer's MaxAckPending expects.
 func (l *lanes) submit(key string, m jetstream.Msg) {
-	l.chans[maphash.String(l.seed, key)%uint64(len(l.chans))] <- m
+	l.chans[maphash.String(l.seed, key)%uint64(len(l.chans))] <- laneMsg{key: key, m: m}
 }
 
 // close stops accepting messages and waits for the queued ones.

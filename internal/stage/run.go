@@ -20,7 +20,14 @@ func Run(ctx context.Context, js jetstream.JetStream, spec Spec, h Handler) erro
 	work := context.WithoutCancel(ctx)
 	var submit func(jetstream.Msg)
 	if spec.Lanes > 0 {
-		l := newLanes(work, spec.Lanes, spec.LaneDepth, r.deliver)
+		var together func(jetstream.Msg) bool
+		if spec.Together != nil {
+			together = func(m jetstream.Msg) bool {
+				p, err := spec.Parse(m.Subject())
+				return err == nil && spec.Together(p)
+			}
+		}
+		l := newLanes(work, spec.Lanes, spec.LaneDepth, together, r.deliver)
 		defer l.close()
 		submit = func(m jetstream.Msg) { l.submit(r.laneKey(m), m) }
 	} else {

@@ -76,6 +76,11 @@ type Spec struct {
 	// goroutines; 0 runs each message on a goroutine of its own (for
 	// handlers that park, as the executor's calls do).
 	Lanes int
+	// Together, when set, lets a lane handle at once a run of one turn's
+	// messages, queued one behind the other, that it accepts (the
+	// router's tool_use events: each call's own); every other message
+	// waits for those before it, and they for it.
+	Together func(p subjects.Parsed) bool
 	// LaneDepth is how many messages a lane queues (default 64).
 	LaneDepth int
 	// Backoff spaces the retries of one message.
