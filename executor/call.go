@@ -85,6 +85,7 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 	c.t = t
 	c.safe = t.IsConcurrencySafe(c.input())
 	c.readOnly = t.IsReadOnly(c.input())
+	e.store.Prime(c.p.Tenant, c.p.Turn, c.d.Lease, c.d.LeaseRev)
 
 	w, err := e.watcher.Watch(c.p.Tenant, c.p.Turn)
 	if err != nil {

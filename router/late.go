@@ -100,19 +100,25 @@ func (o *opener) err(err error) error {
 // and its reading of the error. A turn-level event (u nil) for a turn that
 // is over has nothing to do: ok is false and err nil.
 func (r *Router) update(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, fn lease.Mutator) (l *schemas.Lease, ok bool, err error) {
+	l, _, ok, err = r.updateRev(ctx, p, u, fn)
+	return l, ok, err
+}
+
+// updateRev is update with the revision of the lease returned.
+func (r *Router) updateRev(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, fn lease.Mutator) (l *schemas.Lease, rev uint64, ok bool, err error) {
 	o := r.opener(ctx, p, u)
-	l, _, err = r.store.Update(ctx, p.Tenant, p.Turn, o.fresh, fn)
+	l, rev, err = r.store.Update(ctx, p.Tenant, p.Turn, o.fresh, fn)
 	err = o.err(err)
 	switch {
 	case errors.Is(err, errTurnOver) && u == nil:
 		r.cfg.Log.Debug("router: event for a turn that is over", "tenant", p.Tenant, "turn", p.Turn)
-		return nil, false, nil
+		return nil, 0, false, nil
 	case errors.Is(err, errTurnOver):
-		return nil, false, r.answerLate(ctx, p, u, texts.Expired(u.Seq))
+		return nil, 0, false, r.answerLate(ctx, p, u, texts.Expired(u.Seq))
 	case err != nil:
-		return nil, false, err
+		return nil, 0, false, err
 	}
-	return l, true, nil
+	return l, rev, true, nil
 }
 
 // answerLate stores the answer of a late call and reports it as late. The

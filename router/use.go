@@ -50,7 +50,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	args = applied
 	pool := rt.pool
 	halted, late := "", ""
-	_, ok, err := r.update(ctx, p, u, func(l *schemas.Lease) error {
+	written, rev, ok, err := r.updateRev(ctx, p, u, func(l *schemas.Lease) error {
 		halted, late = "", ""
 		if late = pastEnd(l, u.Seq); late != "" {
 			return lease.ErrNoChange
@@ -86,6 +86,9 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		return r.reject(ctx, p, u, rejection{why: halted, now: true})
 	}
 	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: rt.name, Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired}
+	if d.Lease = lease.Snapshot(written); d.Lease != nil {
+		d.LeaseRev = rev
+	}
 	return r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), subjects.DispatchMsgID(p.Tenant, p.Turn, u.Seq), p, meta.TraceParent, u.Seq, d)
 }
 

@@ -79,6 +79,12 @@ type Dispatch struct {
 	Pool      string  `msgpack:"pool" json:"pool"`
 	// Repaired is set when the argument text needed repair to parse.
 	Repaired bool `msgpack:"repaired,omitempty" json:"repaired,omitempty"`
+	// LeaseRev and Lease are the turn's lease as the router wrote it when
+	// it registered the call (omitted for a big lease): the executor tries
+	// its claim on it instead of reading the lease first. Only a hint: the
+	// claim's compare-and-set checks the revision.
+	LeaseRev uint64 `msgpack:"lease_rev,omitempty" json:"lease_rev,omitempty"`
+	Lease    []byte `msgpack:"lease,omitempty" json:"lease,omitempty"`
 }
 
 // ToolResult is the one result of one call.

@@ -101,6 +101,16 @@ func (c *revCache) newer(key string, rev uint64, d time.Duration) bool {
 	}
 }
 
+// hint records a lease another process wrote, without confirming a watch.
+func (c *revCache) hint(key string, b []byte, rev uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entry(key)
+	if rev > e.rev {
+		e.set(b, rev)
+	}
+}
+
 // observe records a write the watch was told of; notifications may come
 // after a read that already saw them, so only a newer one replaces.
 func (c *revCache) observe(key string, b []byte, rev uint64) {

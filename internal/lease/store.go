@@ -75,6 +75,31 @@ func (s *Store) Get(ctx context.Context, tenant, turn string) (*schemas.Lease, u
 	return l, e.Revision(), nil
 }
 
+// Prime offers the lease as another stage last wrote it (the router's
+// registration, carried by the dispatch): the next update tries its write
+// on it. It is only a hint, trusted for nothing: an older one is ignored,
+// and a decision not to write made on it is checked with a read.
+func (s *Store) Prime(tenant, turn string, b []byte, rev uint64) {
+	if len(b) == 0 || rev == 0 {
+		return
+	}
+	s.cache.hint(s.space.LeaseKey(tenant, turn), b, rev)
+}
+
+// Snapshot is a lease's encoding to Prime another process with; nil when
+// it is too big to be worth carrying.
+func Snapshot(l *schemas.Lease) []byte {
+	b, err := schemas.EncodeLease(l)
+	if err != nil || len(b) > maxSnapshot {
+		return nil
+	}
+	return b
+}
+
+// maxSnapshot bounds what a dispatch carries: a read costs less than
+// shipping a big turn's lease with each of its calls.
+const maxSnapshot = 2048
+
 // cached is the lease as this process last knew it, to try a write on
 // without reading; trusted says a decision not to write needs no read.
 func (s *Store) cached(key string) (l *schemas.Lease, rev uint64, trusted, ok bool) {
@@ -190,9 +215,16 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 		var rev uint64
 		var err error
 		unsure := false
-		if c, crev, trusted, ok := s.cached(key); useCache && ok {
+		c, crev, trusted, ok := s.cached(key)
+		switch {
+		case useCache && ok:
 			l, rev, unsure = c, crev, !trusted
-		} else {
+		case attempt == 0 && makesAll(batch):
+			// A turn this process does not know is most likely new:
+			// try to make its lease (the create refuses if it exists)
+			// instead of reading first.
+			err = jetstream.ErrKeyNotFound
+		default:
 			l, rev, err = s.Get(ctx, tenant, turn)
 		}
 		useCache = false
@@ -279,6 +311,16 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 		backoff(ctx, attempt)
 	}
 	fail(batch, fmt.Errorf("%w: %s after %d attempts", ErrContention, key, maxAttempts))
+}
+
+// makesAll says whether every update of the batch can make a missing lease.
+func makesAll(batch []*op) bool {
+	for _, o := range batch {
+		if o.fresh == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // settle hands the outcome to the batch's successful updates.
