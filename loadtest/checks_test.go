@@ -53,9 +53,9 @@ func TestCheckFindsViolations(t *testing.T) {
 
 // The tally counts what check finds.
 func TestTallyCountsViolations(t *testing.T) {
-	tl := newTally(10)
+	tl := newTally(10, time.Unix(1000, 0), false)
 	tl.add(hand([]bool{true, false}, [3]int{1, 5, 15}, [3]int{0, 0, 10}))
-	r := tl.report(time.Unix(1000, 0))
+	r := tl.report()
 	if r.OrderViolations != 1 || r.ConcurrencyViolations != 1 || !r.Failed() {
 		t.Fatalf("report %+v", r)
 	}

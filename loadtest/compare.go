@@ -21,21 +21,33 @@ type Comparison struct {
 
 // Compare runs the workload of c (same seed, so the same turns) in
 // streaming mode, then in wait-for-end mode, each on a server and pipeline
-// of its own, and compares them. c.Mode is ignored.
+// of its own, and compares them. c.Mode is ignored. With c.Plot it writes
+// the charts of both modes side by side there.
 func Compare(ctx context.Context, c Config) (*Comparison, error) {
 	var cmp Comparison
-	var err error
 	c.Mode = ModeStreaming
-	if cmp.Streaming, err = Run(ctx, c); err != nil {
+	c, err := c.withDefaults()
+	if err != nil {
+		return &cmp, err
+	}
+	if c.Plot != "" {
+		if err := preparePlotDir(c.Plot); err != nil {
+			return &cmp, err
+		}
+	}
+	if cmp.Streaming, err = run(ctx, c); err != nil {
 		return &cmp, err
 	}
 	c.Mode = ModeWaitForEnd
-	if cmp.WaitForEnd, err = Run(ctx, c); err != nil {
+	if cmp.WaitForEnd, err = run(ctx, c); err != nil {
 		return &cmp, err
 	}
 	cmp.TurnRatio = ratio(cmp.Streaming.Turn.P50, cmp.WaitForEnd.Turn.P50)
 	cmp.FirstResultRatio = ratio(cmp.Streaming.FirstResult.P50, cmp.WaitForEnd.FirstResult.P50)
-	return &cmp, nil
+	if c.Plot == "" {
+		return &cmp, nil
+	}
+	return &cmp, cmp.writePlots(c.Plot)
 }
 
 func ratio(a, b float64) float64 {

@@ -81,6 +81,10 @@ type Config struct {
 	Seed uint64
 	// Progress, when set, gets a live progress bar.
 	Progress io.Writer
+	// Plot, when set, is a directory (created if missing) that Run and
+	// Compare write PNG charts of the run into (docs/loadtest.md); it is
+	// checked before the run starts.
+	Plot string
 }
 
 // ConfigError names the field (as the command's flag) that is wrong.

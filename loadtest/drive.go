@@ -15,11 +15,11 @@ type runTurn func(ctx context.Context, k uint64, spec turnSpec) *turnObs
 // deadline, after which their missing results are lost. onTick, when set,
 // is told of the elapsed time while the run goes on.
 func drive(ctx context.Context, c Config, run runTurn, onTick func(elapsed time.Duration, results int)) *Report {
-	t := newTally(c.MaxConcurrency)
 	// Turns get until the drain deadline; the loops stop starting turns at
 	// the end of the duration.
 	drain := 30*time.Second + c.StreamTime + time.Duration(c.CallsPerTurn.Max)*c.ServiceTime
 	start := time.Now()
+	t := newTally(c.MaxConcurrency, start, c.Plot != "")
 	tctx, cancel := context.WithDeadline(ctx, start.Add(c.Duration+drain))
 	defer cancel()
 	stopAt := start.Add(c.Duration)
@@ -65,7 +65,7 @@ func drive(ctx context.Context, c Config, run runTurn, onTick func(elapsed time.
 	}
 	wg.Wait()
 	stopTicking()
-	return t.report(start)
+	return t.report()
 }
 
 // pace waits until the turn's call i of n is due; false when ctx ended.

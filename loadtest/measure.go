@@ -14,12 +14,21 @@ type tally struct {
 	calls, results, turns, errors    int
 	lost, dups, order, concurrency   int
 	e2e, overhead, firstResult, turn *hdrhistogram.Histogram
+	start                            time.Time // the run's start, that the figures count from
 	last                             time.Time // when the last result or turn_done arrived
+	// series is the results over time, kept only for charts (nil without).
+	series *series
 }
 
-func newTally(maxConc int) *tally {
+// newTally starts the tally of a run that started at start; withSeries
+// also keeps the results over time for the charts.
+func newTally(maxConc int, start time.Time, withSeries bool) *tally {
 	h := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3) }
-	return &tally{maxConc: maxConc, e2e: h(), overhead: h(), firstResult: h(), turn: h()}
+	t := &tally{maxConc: maxConc, e2e: h(), overhead: h(), firstResult: h(), turn: h(), start: start}
+	if withSeries {
+		t.series = newSeries(start)
+	}
+	return t
 }
 
 func micros(d time.Duration) int64 { return max(d.Microseconds(), 0) }
@@ -51,10 +60,15 @@ func (t *tally) add(o *turnObs) {
 		if d.isError {
 			t.errors++
 		}
+		e2eUS := int64(-1)
 		if d.seq >= 0 && d.seq < len(o.pubAt) && !o.pubAt[d.seq].IsZero() {
 			e2e := d.at.Sub(o.pubAt[d.seq])
-			_ = t.e2e.RecordValue(micros(e2e))
+			e2eUS = micros(e2e)
+			_ = t.e2e.RecordValue(e2eUS)
 			_ = t.overhead.RecordValue(micros(e2e - d.finish.Sub(d.start)))
+		}
+		if t.series != nil {
+			t.series.add(d.at, e2eUS)
 		}
 		if k == 0 && !first.IsZero() {
 			_ = t.firstResult.RecordValue(micros(d.at.Sub(first)))
@@ -85,8 +99,8 @@ func ms(h *hdrhistogram.Histogram, q float64) float64 {
 	return float64(h.ValueAtQuantile(q)) / 1000
 }
 
-// report fills in the figures of a run that started at start.
-func (t *tally) report(start time.Time) *Report {
+// report fills in the figures of the run.
+func (t *tally) report() *Report {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := &Report{
@@ -99,11 +113,15 @@ func (t *tally) report(start time.Time) *Report {
 		Lost:        t.lost, Duplicates: t.dups, OrderViolations: t.order, ConcurrencyViolations: t.concurrency,
 		Errors: t.errors,
 	}
+	if t.series != nil {
+		// The tally is done: the charts may have the series itself.
+		r.plot = &plotData{e2e: t.e2e.Clone(), series: t.series}
+	}
 	end := t.last
-	if end.Before(start) {
+	if end.Before(t.start) {
 		end = time.Now()
 	}
-	if d := end.Sub(start); d > 0 {
+	if d := end.Sub(t.start); d > 0 {
 		r.DurationS = d.Seconds()
 		r.CallsPerS = float64(t.results) / d.Seconds()
 	}

@@ -35,6 +35,9 @@ type ReplayConfig struct {
 	Executors int
 	// Progress, when set, gets a live progress bar.
 	Progress io.Writer
+	// Plot, when set, is a directory (created if missing) that Replay
+	// writes PNG charts of the replay into, as Config.Plot.
+	Plot string
 }
 
 // ReplayReport is a replay's report: the same figures as a synthetic run
@@ -96,6 +99,11 @@ func Replay(ctx context.Context, c ReplayConfig, log []LogEvent) (*ReplayReport,
 	if len(log) == 0 {
 		return nil, fmt.Errorf("loadtest: replay: the event log is empty")
 	}
+	if c.Plot != "" {
+		if err := preparePlotDir(c.Plot); err != nil {
+			return nil, err
+		}
+	}
 	log = slices.Clone(log)
 	sort.SliceStable(log, func(i, j int) bool { return log[i].Offset < log[j].Offset })
 	turns := map[string]*replayTurn{}
@@ -139,7 +147,6 @@ func Replay(ctx context.Context, c ReplayConfig, log []LogEvent) (*ReplayReport,
 
 	resetPeakRSS()
 	before := tg.stageMsgs()
-	tl := newTally(maxConc)
 	mix := map[string]int{}
 	want := time.Duration(float64(span)/c.Speed) * time.Duration(c.Loop)
 	if c.Max {
@@ -148,6 +155,7 @@ func Replay(ctx context.Context, c ReplayConfig, log []LogEvent) (*ReplayReport,
 	b := newBar(c.Progress, "replay", max(want, time.Second))
 	tick := b.tick("replay")
 	start := time.Now()
+	tl := newTally(maxConc, start, c.Plot != "")
 	// Readers get until the publishing is over plus the drain time.
 	rctx, cancelReaders := context.WithCancel(ctx)
 	defer cancelReaders()
@@ -239,12 +247,15 @@ loops:
 	drain.Stop()
 	stopTicking()
 	b.finish()
-	rep := tl.report(start)
+	rep := tl.report()
 	if tg.p != nil && rep.Calls > 0 {
 		rep.StageMsgsPerCall = float64(tg.stageMsgs()-before) / float64(rep.Calls)
 	}
 	rep.RSSMiBMax = peakRSSMiB()
-	return &ReplayReport{Report: rep, Mix: mix}, ctx.Err()
+	if err := ctx.Err(); err != nil || c.Plot == "" {
+		return &ReplayReport{Report: rep, Mix: mix}, err
+	}
+	return &ReplayReport{Report: rep, Mix: mix}, rep.writePlots(c.Plot, "replay")
 }
 
 // readTurn reads a replayed turn's results into o; the results' safe flags

@@ -28,6 +28,10 @@ type Report struct {
 	// Errors counts error results and failed submissions; not part of the
 	// JSON shape.
 	Errors int `json:"-"`
+
+	// plot is what the charts are drawn from, kept when Config.Plot (or
+	// ReplayConfig.Plot) is set; unexported, so never in the JSON.
+	plot *plotData
 }
 
 // Spread is a latency distribution's quantiles and maximum.

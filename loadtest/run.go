@@ -8,12 +8,29 @@ import (
 // Run runs the synthetic workload of c and reports it: on an embedded
 // server with a pipeline in the process, or on the pipeline served at
 // c.NATS. With c.Baseline it then measures, on the same server, a bare
-// JetStream hop and the same workload run by an in-process executor.
+// JetStream hop and the same workload run by an in-process executor. With
+// c.Plot it writes the run's charts there.
 func Run(ctx context.Context, c Config) (*Report, error) {
 	c, err := c.withDefaults()
 	if err != nil {
 		return nil, err
 	}
+	// A directory that cannot take the charts fails now, not after the run.
+	if c.Plot != "" {
+		if err := preparePlotDir(c.Plot); err != nil {
+			return nil, err
+		}
+	}
+	rep, err := run(ctx, c)
+	if err != nil || c.Plot == "" {
+		return rep, err
+	}
+	return rep, rep.writePlots(c.Plot, "synth, "+c.Mode)
+}
+
+// run is Run on a checked config, its charts not written: with c.Plot the
+// report keeps what they are drawn from.
+func run(ctx context.Context, c Config) (*Report, error) {
 	t, err := startTarget(ctx, c)
 	if err != nil {
 		return nil, err
@@ -39,7 +56,10 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return rep, fmt.Errorf("loadtest: baseline: %w", err)
 	}
 	b = newBar(c.Progress, "in-process", c.Duration)
-	in := drive(ctx, c, inprocTurn(c), b.tick("in-process"))
+	// The charts are of the pipeline's run, not of the baseline's.
+	ic := c
+	ic.Plot = ""
+	in := drive(ctx, ic, inprocTurn(ic), b.tick("in-process"))
 	b.finish()
 	rep.Baseline.InprocCallsPerS, rep.Baseline.InprocTurn.P50 = in.CallsPerS, in.Turn.P50
 	return rep, ctx.Err()

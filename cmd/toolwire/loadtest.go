@@ -34,10 +34,10 @@ func newLoadtestSynth() *cobra.Command {
 		Long: `synth starts turns of Noop/Sleep calls for --duration, on an embedded server with a
 pipeline in the process (or on the pipeline served at --nats), measures each call from
 its publish to its result, checks that every call was answered once, in order, under
-the start rule, and prints a summary; --json FILE also writes the report
-(docs/loadtest.md). --mode wait-for-end holds each turn's calls until its stream ended,
-as an executor that waits for the end of the stream does; --compare runs both modes
-on the same turns and reports the ratio. It exits 1 when a check failed.`,
+the start rule, and prints a summary; --json FILE also writes the report, --plot DIR
+PNG charts of it (docs/loadtest.md). --mode wait-for-end holds each turn's calls until
+its stream ended, as an executor that waits for the end of the stream does; --compare
+runs both modes on the same turns and reports the ratio. It exits 1 when a check failed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := loadtest.ParseRange(callsPerTurn)
 			if err != nil {
@@ -88,6 +88,7 @@ on the same turns and reports the ratio. It exits 1 when a check failed.`,
 	f.IntVar(&c.MaxConcurrency, "max-concurrency", 0, fmt.Sprintf("per-turn concurrency limit (default %d)", loadtest.DefaultMaxConcurrency))
 	f.StringVar(&c.NATS, "nats", "", "drive the pipeline `toolwire serve --test-tools` runs on this NATS server instead of a private one")
 	f.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file")
+	f.StringVar(&c.Plot, "plot", "", "also write PNG charts (latency histogram, latency and throughput over time; with --compare both modes side by side) into this directory")
 	f.BoolVar(&c.Baseline, "baseline", false, "also measure a bare JetStream hop and the same workload run by an in-process executor")
 	f.BoolVar(&quiet, "quiet", false, "no progress bar")
 	return cmd

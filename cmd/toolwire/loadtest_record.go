@@ -79,7 +79,8 @@ recorded offsets scaled by 1/--speed (or as fast as possible with --max), --loop
 each recorded turn under a fresh turn id per loop, on an embedded server with a
 pipeline in the process (or on the pipeline served at --nats). It measures each call
 and turn, checks the deliveries and prints a summary with the call mix; --json FILE
-also writes the report (docs/loadtest.md). It exits 1 when a check failed.`,
+also writes the report, --plot DIR PNG charts of it (docs/loadtest.md). It exits 1
+when a check failed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("speed") && c.Speed <= 0 {
 				return usageError("loadtest replay: --speed: must be positive, got %g", c.Speed)
@@ -136,6 +137,7 @@ also writes the report (docs/loadtest.md). It exits 1 when a check failed.`,
 	f.IntVar(&c.Loop, "loop", 1, "replay the log this many times, with fresh turn ids each time")
 	f.StringVar(&c.NATS, "nats", "", "drive the pipeline `toolwire serve --test-tools` runs on this NATS server instead of a private one")
 	f.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file")
+	f.StringVar(&c.Plot, "plot", "", "also write PNG charts (latency histogram, latency and throughput over time) into this directory")
 	f.BoolVar(&quiet, "quiet", false, "no progress bar")
 	return cmd
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/loadtest"
 )
 
 // record captures the turns a client submits to a `toolwire serve`
@@ -69,7 +70,8 @@ submit:
 	mix := regexp.MustCompile(`call mix .*`)
 	var calls []float64
 	var mixes []string
-	for i, args := range [][]string{{"--max"}, {"--speed", "2", "--nats", s.nc.ConnectedUrl()}} {
+	plots := filepath.Join(dir, "charts")
+	for i, args := range [][]string{{"--max", "--plot", plots}, {"--speed", "2", "--nats", s.nc.ConnectedUrl()}} {
 		file := filepath.Join(dir, fmt.Sprintf("report%d.json", i))
 		out, err := exec.Command(bin, append([]string{"loadtest", "replay", logFile, "--json", file, "--quiet"}, args...)...).Output()
 		if err != nil {
@@ -93,6 +95,7 @@ submit:
 	if calls[0] != 8 || calls[1] != calls[0] || mixes[0] != "call mix      Noop 4  Sleep 4" || mixes[1] != mixes[0] {
 		t.Errorf("replays differ: calls %v, mixes %q", calls, mixes)
 	}
+	checkCharts(t, plots, loadtest.PlotLatencyHist, loadtest.PlotLatencyTime, loadtest.PlotThroughput)
 }
 
 func TestLoadtestRecordReplayUsage(t *testing.T) {

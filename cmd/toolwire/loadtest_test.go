@@ -2,22 +2,26 @@ package main
 
 import (
 	"encoding/json"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/loadtest"
 )
 
 // loadtest synth runs a short closed loop with its baseline and writes a
-// report holding every field.
+// report holding every field, and its charts.
 func TestLoadtestSynth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two 2 s loads")
 	}
 	bin := sharedBinary(t)
 	file := filepath.Join(t.TempDir(), "report.json")
-	cmd := exec.Command(bin, "loadtest", "synth", "--duration", "2s", "--concurrency", "2", "--calls-per-turn", "3", "--json", file, "--baseline")
+	plots := filepath.Join(t.TempDir(), "charts")
+	cmd := exec.Command(bin, "loadtest", "synth", "--duration", "2s", "--concurrency", "2", "--calls-per-turn", "3", "--json", file, "--baseline", "--plot", plots)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("loadtest synth: %v\n%s", err, out)
@@ -45,6 +49,52 @@ func TestLoadtestSynth(t *testing.T) {
 	base := rep["baseline"].(map[string]any)
 	if base["hop_ms"].(map[string]any)["p50"].(float64) <= 0 || base["inproc_calls_per_s"].(float64) <= 0 {
 		t.Errorf("baseline did not run:\n%s", b)
+	}
+	checkCharts(t, plots, loadtest.PlotLatencyHist, loadtest.PlotLatencyTime, loadtest.PlotThroughput)
+}
+
+// checkCharts checks that each file is in dir, a PNG.
+func checkCharts(t *testing.T, dir string, files ...string) {
+	t.Helper()
+	for _, name := range files {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		_, err = png.DecodeConfig(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// A --plot that is not a directory one can write in is a usage error
+// naming the flag, before the run (of an hour here) starts.
+func TestLoadtestPlotUsage(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "turns.jsonl")
+	line := `{"offset_ms":0,"event":{"specversion":"1.0","id":"a","source":"/t","type":"dev.toolwire.turn_end.v1","datacontenttype":"application/json","tenant":"default","turn":"turn_1","data":{"calls":0,"stop_reason":"end_turn"}}}`
+	if err := os.WriteFile(log, []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"synth", "--duration", "1h", "--plot", file},
+		{"synth", "--duration", "1h", "--compare", "--plot", filepath.Join(file, "sub")},
+		{"replay", log, "--plot", file},
+	} {
+		cmd := newRoot()
+		cmd.SetArgs(append([]string{"loadtest"}, args...))
+		err := cmd.Execute()
+		ee, ok := err.(*exitError)
+		if !ok || ee.code != exitUsage || !strings.Contains(err.Error(), "--plot") {
+			t.Errorf("%v: got %v, want a usage error naming --plot", args, err)
+		}
 	}
 }
 
@@ -74,8 +124,9 @@ func TestLoadtestSynthCompare(t *testing.T) {
 	}
 	bin := sharedBinary(t)
 	file := filepath.Join(t.TempDir(), "c.json")
+	plots := t.TempDir()
 	cmd := exec.Command(bin, "loadtest", "synth", "--compare", "--stream-time", "500ms", "--service-time", "50ms",
-		"--duration", "3s", "--concurrency", "2", "--json", file)
+		"--duration", "3s", "--concurrency", "2", "--json", file, "--plot", plots)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("loadtest synth --compare: %v\n%s", err, out)
@@ -105,4 +156,5 @@ func TestLoadtestSynthCompare(t *testing.T) {
 			t.Errorf("%s report:\n%s", name, b)
 		}
 	}
+	checkCharts(t, plots, loadtest.PlotCompareLatencyHist, loadtest.PlotCompareLatencyTime, loadtest.PlotCompareThroughput)
 }
