@@ -138,7 +138,7 @@ const maxRaces = 64
 // set, is the message in hand, decoded and checked by the runtime and
 // handle: it is neither read back nor decoded again.
 //
-// On a message's first delivery the instance trusts what it remembers
+// On a message's first handling the instance trusts what it remembers
 // (trust): a turn it has no cursor for is taken to be new, a result it
 // has not seen arrive is taken not to be stored yet, and an end it has not
 // seen not to have come. Each is right for a pipeline with one reorder
@@ -148,7 +148,7 @@ const maxRaces = 64
 // reads everything from the streams.
 func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, fillBefore int) (cur cursor, err error) {
 	key := p.Tenant + "." + p.Turn
-	trust := m != nil && m.Delivered == 1 && fillBefore < 0
+	trust := m != nil && m.Delivered == 1 && m.Attempt <= 1 && fillBefore < 0
 	cur, fromCache := r.cache.cursor(key)
 	if fromCache && (cur.done || (m != nil && p.Kind != subjects.KindEnd && cur.delivered > p.Seq)) {
 		// What this instance appended is there for good: a result it has

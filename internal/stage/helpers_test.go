@@ -179,6 +179,7 @@ type seen struct {
 	turn      string
 	seq       int
 	delivered int
+	attempt   int
 	last      bool
 	data      bool
 	cause     error
@@ -195,7 +196,7 @@ func (r *recorder) add(m *stage.Msg, cause error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.list = append(r.list, seen{
-		turn: m.Subject.Turn, seq: m.Meta.Seq, delivered: m.Delivered, last: m.Last,
+		turn: m.Subject.Turn, seq: m.Meta.Seq, delivered: m.Delivered, attempt: m.Attempt, last: m.Last,
 		data: m.Data != nil, cause: cause, at: time.Now(),
 	})
 }

@@ -33,7 +33,7 @@ func TestHooksHandled(t *testing.T) {
 	// once, then acked after the AckWait.
 	e.run(spec, func(_ context.Context, m *stage.Msg) error {
 		switch {
-		case m.Meta.Seq == 1 && m.Delivered == 1:
+		case m.Meta.Seq == 1 && m.Attempt == 1:
 			return errors.New("not yet")
 		case m.Meta.Seq == 2:
 			return stage.Fail(errors.New("never"))

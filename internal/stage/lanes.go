@@ -29,15 +29,16 @@ type lanes struct {
 
 // laneMsg is a message with the key it was queued under.
 type laneMsg struct {
-	key string
-	m   jetstream.Msg
+	key     string
+	m       jetstream.Msg
+	attempt int
 }
 
 // maxTogether bounds a run handled at once.
 const maxTogether = 64
 
 // newLanes starts n lanes running h until close.
-func newLanes(ctx context.Context, n, depth int, together func(jetstream.Msg) bool, h func(context.Context, jetstream.Msg)) *lanes {
+func newLanes(ctx context.Context, n, depth int, together func(jetstream.Msg) bool, h func(context.Context, jetstream.Msg, int)) *lanes {
 	if n <= 0 {
 		n = 1
 	}
@@ -55,7 +56,7 @@ func newLanes(ctx context.Context, n, depth int, together func(jetstream.Msg) bo
 }
 
 // run is one lane: each message in turn, or a run of them at once.
-func (l *lanes) run(ctx context.Context, ch chan laneMsg, h func(context.Context, jetstream.Msg)) {
+func (l *lanes) run(ctx context.Context, ch chan laneMsg, h func(context.Context, jetstream.Msg, int)) {
 	var held *laneMsg
 	for {
 		var first laneMsg
@@ -68,10 +69,10 @@ func (l *lanes) run(ctx context.Context, ch chan laneMsg, h func(context.Context
 			}
 		}
 		if l.together == nil || !l.together(first.m) {
-			h(ctx, first.m)
+			h(ctx, first.m, first.attempt)
 			continue
 		}
-		group := []jetstream.Msg{first.m}
+		group := []laneMsg{first}
 	gather:
 		for len(group) < maxTogether {
 			select {
@@ -83,18 +84,18 @@ func (l *lanes) run(ctx context.Context, ch chan laneMsg, h func(context.Context
 					held = &next
 					break gather
 				}
-				group = append(group, next.m)
+				group = append(group, next)
 			default:
 				break gather
 			}
 		}
 		if len(group) == 1 {
-			h(ctx, first.m)
+			h(ctx, first.m, first.attempt)
 			continue
 		}
 		var wg sync.WaitGroup
-		for _, m := range group {
-			wg.Go(func() { h(ctx, m) })
+		for _, lm := range group {
+			wg.Go(func() { h(ctx, lm.m, lm.attempt) })
 		}
 		wg.Wait()
 	}
@@ -102,8 +103,8 @@ func (l *lanes) run(ctx context.Context, ch chan laneMsg, h func(context.Context
 
 // submit queues m on the lane of key; it blocks when that lane is full,
 // which is the back-pressure the consumer's MaxAckPending expects.
-func (l *lanes) submit(key string, m jetstream.Msg) {
-	l.chans[maphash.String(l.seed, key)%uint64(len(l.chans))] <- laneMsg{key: key, m: m}
+func (l *lanes) submit(key string, m jetstream.Msg, attempt int) {
+	l.chans[maphash.String(l.seed, key)%uint64(len(l.chans))] <- laneMsg{key: key, m: m, attempt: attempt}
 }
 
 // close stops accepting messages and waits for the queued ones.

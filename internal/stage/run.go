@@ -18,7 +18,7 @@ func Run(ctx context.Context, js jetstream.JetStream, spec Spec, h Handler) erro
 	spec.withDefaults()
 	r := &runner{spec: spec, js: js, h: h, recv: ctx}
 	work := context.WithoutCancel(ctx)
-	var submit func(jetstream.Msg)
+	var submit func(jetstream.Msg, int)
 	if spec.Lanes > 0 {
 		var together func(jetstream.Msg) bool
 		if spec.Together != nil {
@@ -29,19 +29,22 @@ func Run(ctx context.Context, js jetstream.JetStream, spec Spec, h Handler) erro
 		}
 		l := newLanes(work, spec.Lanes, spec.LaneDepth, together, r.deliver)
 		defer l.close()
-		submit = func(m jetstream.Msg) { l.submit(r.laneKey(m), m) }
+		submit = func(m jetstream.Msg, attempt int) { l.submit(r.laneKey(m), m, attempt) }
 	} else {
 		var wg sync.WaitGroup
 		defer wg.Wait()
-		submit = func(m jetstream.Msg) {
+		submit = func(m jetstream.Msg, attempt int) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r.deliver(work, m)
+				r.deliver(work, m, attempt)
 			}()
 		}
 	}
-	return consume(ctx, spec.Consumer, spec.Batch, spec.Log, submit)
+	// Stopped before the lanes close: a retry must not come after.
+	r.later = newLater(submit)
+	defer r.later.stop()
+	return consume(ctx, spec.Consumer, spec.Batch, spec.Log, func(m jetstream.Msg) { submit(m, 1) })
 }
 
 // runner is one running stage.
@@ -50,6 +53,8 @@ type runner struct {
 	js   jetstream.JetStream
 	h    Handler
 	recv context.Context
+	// later runs the first retries of a delivery in this process.
+	later *later
 }
 
 // laneKey keeps a turn's messages on one lane; a subject that does not
@@ -63,9 +68,9 @@ func (r *runner) laneKey(m jetstream.Msg) string {
 }
 
 // deliver takes one delivery from receipt to its outcome.
-func (r *runner) deliver(ctx context.Context, raw jetstream.Msg) {
+func (r *runner) deliver(ctx context.Context, raw jetstream.Msg, attempt int) {
 	start := time.Now()
-	m := &Msg{Raw: raw, Meta: schemas.Meta{Seq: -1}, Recv: r.recv, Delivered: 1}
+	m := &Msg{Raw: raw, Meta: schemas.Meta{Seq: -1}, Recv: r.recv, Delivered: 1, Attempt: attempt}
 	if md, err := raw.Metadata(); err == nil {
 		m.Delivered = int(md.NumDelivered)
 	}
@@ -137,6 +142,15 @@ func (r *runner) settle(ctx context.Context, m *Msg, err error) Outcome {
 	}
 	if m.Last {
 		return r.giveUp(ctx, m, fmt.Errorf("%s stage gave up after %d deliveries: %w", r.spec.Stage, m.Delivered, cause), true)
+	}
+	if d := c.after; m.Attempt <= inProcessRetries && d <= maxInProcess {
+		if d <= 0 {
+			d = r.spec.Backoff.Delay(m.Attempt)
+		}
+		if d <= maxInProcess && r.later.after(d, m.Raw, m.Attempt+1) {
+			r.spec.Log.Debug("retrying in process", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "attempt", m.Attempt, "in", d, "err", cause)
+			return Retried
+		}
 	}
 	delay := c.after
 	if delay <= 0 {

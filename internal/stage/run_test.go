@@ -41,10 +41,13 @@ func TestNilAcks(t *testing.T) {
 
 // An unclassified error is retried with the back-off until the last
 // delivery, where the call is answered with why the stage gave up and the
-// message is dead-lettered.
+// message is dead-lettered. Each delivery's first retries run in the
+// process (Attempt 2, 3, 4 of the same delivery); then the message is
+// nak'ed and comes back as the next delivery.
 func TestErrorRetriedThenGivenUp(t *testing.T) {
 	t.Parallel()
 	const maxDeliver = 3
+	const perDelivery = 4 // the handling and its in-process retries
 	e := newEnv(t, maxDeliver)
 	errBoom := errors.New("boom")
 	var got, answers recorder
@@ -54,17 +57,26 @@ func TestErrorRetriedThenGivenUp(t *testing.T) {
 	e.run(spec, got.handler(func(*stage.Msg) error { return fmt.Errorf("handling: %w", errBoom) }))
 	subj := e.use("t1", 2)
 
-	s := got.wait(t, "every delivery", maxDeliver)
+	runs := (maxDeliver-1)*perDelivery + 1
+	s := got.wait(t, "every handling", runs)
 	for i, d := range s {
-		if d.delivered != i+1 || d.last != (i+1 == maxDeliver) {
-			t.Errorf("delivery %d: Delivered %d, Last %v", i+1, d.delivered, d.last)
+		delivery, attempt := i/perDelivery+1, i%perDelivery+1
+		if d.delivered != delivery || d.attempt != attempt || d.last != (delivery == maxDeliver) {
+			t.Errorf("handling %d: Delivered %d, Attempt %d, Last %v; want %d, %d, %v", i+1, d.delivered, d.attempt, d.last, delivery, attempt, delivery == maxDeliver)
 		}
 		if i > 0 {
-			// The back-off is a floor: the server may redeliver later, never sooner.
-			if want := spec.Backoff.Delay(i); d.at.Sub(s[i-1].at) < want-5*time.Millisecond {
-				t.Errorf("delivery %d came %v after the one before, under the back-off's %v", i+1, d.at.Sub(s[i-1].at), want)
+			// The back-off is a floor: a retry may come later, never sooner.
+			want := spec.Backoff.Delay(s[i-1].attempt)
+			if attempt == 1 {
+				want = spec.Backoff.Delay(s[i-1].delivered)
+			}
+			if d.at.Sub(s[i-1].at) < want-5*time.Millisecond {
+				t.Errorf("handling %d came %v after the one before, under the back-off's %v", i+1, d.at.Sub(s[i-1].at), want)
 			}
 		}
+	}
+	if ci := e.info(); ci.Delivered.Consumer != maxDeliver {
+		t.Errorf("consumer delivered %d times, want %d: in-process retries are not deliveries", ci.Delivered.Consumer, maxDeliver)
 	}
 	a := answers.wait(t, "the answer", 1)
 	if len(a) != 1 {
@@ -83,7 +95,7 @@ func TestErrorRetriedThenGivenUp(t *testing.T) {
 	dl := e.waitDeadLetters(tenant, 1)
 	checkDeadLetter(t, dl[0], subj, cause.Error())
 	e.settled(1)
-	got.stays(t, "deliveries", maxDeliver)
+	got.stays(t, "handlings", runs)
 	answers.stays(t, "answers", 1)
 }
 
@@ -343,4 +355,27 @@ func TestRunStopsIdle(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Errorf("Run: %v", err)
 	}
+}
+
+// A retry waiting in the process when the stage stops goes back to the
+// server at once: the next instance gets the message, nothing is lost.
+func TestRetryInProcessHandedBackOnStop(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 5)
+	var first, second recorder
+	stop := e.run(e.spec(), first.handler(func(*stage.Msg) error {
+		return stage.RetryAfter(errors.New("not yet"), 400*time.Millisecond)
+	}))
+	e.use("t1", 0)
+	first.wait(t, "the first handling", 1)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	first.stays(t, "handlings by the stopped stage", 1)
+	e.run(e.spec(), second.handler(func(*stage.Msg) error { return nil }))
+	s := second.wait(t, "the handling by the next instance", 1)
+	if s[0].delivered != 2 || s[0].attempt != 1 {
+		t.Errorf("next instance saw Delivered %d, Attempt %d; want 2, 1", s[0].delivered, s[0].attempt)
+	}
+	e.settled(1)
 }

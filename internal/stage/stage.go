@@ -45,6 +45,10 @@ type Msg struct {
 	Data schemas.Data
 	// Delivered counts the deliveries of the message, this one included.
 	Delivered int
+	// Attempt counts the handler's runs of this delivery, this one
+	// included: the first retries of a delivery run in the process
+	// (later.go) without a new delivery.
+	Attempt int
 	// Last is set on the message's last delivery: the server will not
 	// deliver it again, so a retry here would lose it.
 	Last bool
