@@ -164,13 +164,12 @@ func (r *Router) Run(ctx context.Context) error {
 	}, r.handle)
 }
 
-// callsTogether lets the events of a turn that arrive together be handled
-// together, so that their lease updates share one compare-and-set: each
-// call touches only its own entry, the end records a count it carries
-// and a cancel a flag; in whatever order they land, the lease comes out
-// the same. A discard is the exception: it closes the turn at the calls
-// seen, so it waits for every event before it.
-func callsTogether(p subjects.Parsed) bool { return p.Kind != subjects.KindDiscard }
+// callsTogether lets the calls of a turn that arrive together be routed
+// together: each touches only its own entry in the lease, so their
+// registrations can share a compare-and-set, in any order. Turn-level
+// events stay barriers that see every call before them registered: a
+// discard, or an end too broken to use, closes the turn at the calls seen.
+func callsTogether(p subjects.Parsed) bool { return p.Kind == subjects.KindUse }
 
 // handle processes one input event.
 func (r *Router) handle(ctx context.Context, m *stage.Msg) error {
