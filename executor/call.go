@@ -32,6 +32,9 @@ type call struct {
 	reserved bool
 	// malformed marks the answer to a dispatch that did not decode.
 	malformed bool
+	// first is the dispatch's first handling: only then is the lease it
+	// carries likely to be current.
+	first bool
 }
 
 // input is the call's validated input.
@@ -66,7 +69,7 @@ func (e *Executor) handle(ctx context.Context, m *stage.Msg) error {
 	if !ok {
 		return stage.Drop(fmt.Errorf("%s is not a dispatch event", m.Meta.Type))
 	}
-	c := &call{m: m.Raw, p: m.Subject, meta: m.Meta, d: d}
+	c := &call{m: m.Raw, p: m.Subject, meta: m.Meta, d: d, first: m.Delivered == 1 && m.Attempt <= 1}
 	if err := e.process(ctx, m.Recv, c); err != nil {
 		if m.Recv.Err() != nil {
 			return stage.Leave()
@@ -85,7 +88,9 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 	c.t = t
 	c.safe = t.IsConcurrencySafe(c.input())
 	c.readOnly = t.IsReadOnly(c.input())
-	e.store.Prime(c.p.Tenant, c.p.Turn, c.d.Lease, c.d.LeaseRev)
+	if c.first {
+		e.store.Prime(c.p.Tenant, c.p.Turn, c.d.Lease, c.d.LeaseRev)
+	}
 
 	w, err := e.watcher.Watch(c.p.Tenant, c.p.Turn)
 	if err != nil {
@@ -127,6 +132,9 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 		select {
 		case <-changed:
 		case <-wait.C:
+			// The safety net for a notification lost: read the lease
+			// itself, not the cache notifications keep.
+			e.store.Forget(c.p.Tenant, c.p.Turn)
 		case <-keepAlive.C:
 			_ = c.m.InProgress()
 		case <-recv.Done():

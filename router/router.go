@@ -164,12 +164,14 @@ func (r *Router) Run(ctx context.Context) error {
 	}, r.handle)
 }
 
-// callsTogether lets the calls of a turn that arrive together be routed
-// together: each touches only its own entry in the lease, so their
-// registrations can share a compare-and-set, in any order. Turn-level
-// events stay barriers that see every call before them registered: a
-// discard, or an end too broken to use, closes the turn at the calls seen.
-func callsTogether(p subjects.Parsed) bool { return p.Kind == subjects.KindUse }
+// callsTogether lets the events of a turn that arrive together be handled
+// together: each call touches only its own entry in the lease, an end
+// records the count it carries, a cancel a flag, so their updates can run
+// at once (and share a compare-and-set) in any order. A discard stays a
+// barrier that sees every event before it handled: it closes the turn at
+// the calls seen. (So does an end too broken to use: the runtime answers
+// an event that does not decode after the others of its run.)
+func callsTogether(p subjects.Parsed) bool { return p.Kind != subjects.KindDiscard }
 
 // handle processes one input event.
 func (r *Router) handle(ctx context.Context, m *stage.Msg) error {

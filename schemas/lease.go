@@ -135,6 +135,31 @@ func NewLease(maxConcurrency int, now time.Time) *Lease {
 	return &Lease{MaxConcurrency: maxConcurrency, Total: -1, Created: now.UnixMilli()}
 }
 
+// Clone returns a copy of l that shares nothing a mutation could reach.
+func (l *Lease) Clone() *Lease {
+	c := *l
+	c.Calls = slices.Clone(l.Calls)
+	if l.Abort != nil {
+		a := *l.Abort
+		c.Abort = &a
+	}
+	if l.Mods != nil {
+		c.Mods = make([]ContextChange, len(l.Mods))
+		for i, m := range l.Mods {
+			if m.WorkDir != nil {
+				wd := *m.WorkDir
+				m.WorkDir = &wd
+			}
+			if m.PermissionMode != nil {
+				pm := *m.PermissionMode
+				m.PermissionMode = &pm
+			}
+			c.Mods[i] = m
+		}
+	}
+	return &c
+}
+
 // Call returns the entry of call seq, adding it (unknown) when the lease
 // has none. The pointer is good until the next Call adds an entry.
 func (l *Lease) Call(seq int) *LeaseCall {

@@ -3,6 +3,8 @@ package lease
 import (
 	"sync"
 	"time"
+
+	"github.com/toolwire/toolwire/schemas"
 )
 
 // cacheKeys bounds the turns a Store remembers.
@@ -27,6 +29,8 @@ type revCache struct {
 type cacheEntry struct {
 	b   []byte // the lease as stored; nil when only watched
 	rev uint64
+	// l is b decoded, once asked for; never changed (handed out cloned).
+	l *schemas.Lease
 	// watched counts this process's watches of the key; confirmed is set
 	// by the first read or write after the watch began.
 	watched   int
@@ -37,21 +41,31 @@ type cacheEntry struct {
 
 func newRevCache() *revCache { return &revCache{keys: map[string]*cacheEntry{}} }
 
-// get returns the key's lease as cached and whether a decision made on it
-// needs no read.
-func (c *revCache) get(key string) (b []byte, rev uint64, trusted, ok bool) {
+// get returns a copy of the key's lease as cached, for the caller to
+// change, and whether a decision made on it needs no read.
+func (c *revCache) get(key string) (l *schemas.Lease, rev uint64, trusted, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.keys[key]
 	if e == nil || e.b == nil {
 		return nil, 0, false, false
 	}
-	return e.b, e.rev, e.watched > 0 && e.confirmed, true
+	if e.l == nil {
+		// Decoded once per write, however many updates go on it.
+		d, err := schemas.DecodeLease(e.b)
+		if err != nil {
+			e.b, e.rev, e.confirmed = nil, 0, false
+			return nil, 0, false, false
+		}
+		e.l = d
+	}
+	return e.l.Clone(), e.rev, e.watched > 0 && e.confirmed, true
 }
 
 // put records the lease at rev, read or written by this process: what the
-// server held at that moment, so it confirms a watch.
-func (c *revCache) put(key string, b []byte, rev uint64) {
+// server held at that moment, so it confirms a watch. l is b decoded, which
+// the cache keeps and nobody may change.
+func (c *revCache) put(key string, b []byte, l *schemas.Lease, rev uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entry(key)
@@ -60,11 +74,12 @@ func (c *revCache) put(key string, b []byte, rev uint64) {
 	}
 	if rev >= e.rev {
 		e.set(b, rev)
+		e.l = l
 	}
 }
 
 func (e *cacheEntry) set(b []byte, rev uint64) {
-	e.b, e.rev = b, rev
+	e.b, e.rev, e.l = b, rev, nil
 	if e.moved != nil {
 		close(e.moved)
 		e.moved = nil
@@ -129,7 +144,7 @@ func (c *revCache) forget(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.keys[key]; e != nil {
-		e.b, e.rev, e.confirmed = nil, 0, false
+		e.b, e.rev, e.l, e.confirmed = nil, 0, nil, false
 		if e.watched == 0 {
 			delete(c.keys, key)
 		}

@@ -71,7 +71,7 @@ func (s *Store) Get(ctx context.Context, tenant, turn string) (*schemas.Lease, u
 	if err != nil {
 		return nil, 0, err
 	}
-	s.cache.put(key, e.Value(), e.Revision())
+	s.cache.put(key, e.Value(), l, e.Revision())
 	return l, e.Revision(), nil
 }
 
@@ -85,6 +85,9 @@ func (s *Store) Prime(tenant, turn string, b []byte, rev uint64) {
 	}
 	s.cache.hint(s.space.LeaseKey(tenant, turn), b, rev)
 }
+
+// Forget drops the turn's cached lease: the next update reads it.
+func (s *Store) Forget(tenant, turn string) { s.cache.forget(s.space.LeaseKey(tenant, turn)) }
 
 // Snapshot is a lease's encoding to Prime another process with; nil when
 // it is too big to be worth carrying.
@@ -103,16 +106,7 @@ const maxSnapshot = 2048
 // cached is the lease as this process last knew it, to try a write on
 // without reading; trusted says a decision not to write needs no read.
 func (s *Store) cached(key string) (l *schemas.Lease, rev uint64, trusted, ok bool) {
-	b, rev, trusted, ok := s.cache.get(key)
-	if !ok {
-		return nil, 0, false, false
-	}
-	l, err := schemas.DecodeLease(b)
-	if err != nil {
-		s.cache.forget(key)
-		return nil, 0, false, false
-	}
-	return l, rev, trusted, true
+	return s.cache.get(key)
 }
 
 // Mutator changes a lease in place. It may be called several times (once
@@ -144,6 +138,13 @@ func (s *Store) Update(ctx context.Context, tenant, turn string, fresh func() *s
 	leader := !q.leading
 	q.leading = true
 	s.mu.Unlock()
+	if mb := memberOf(ctx); mb != nil {
+		// Queued: the member's part of the gathering is in.
+		mb.settled()
+		if leader {
+			mb.waitOthers()
+		}
+	}
 	if !leader {
 		select {
 		case <-o.done:
@@ -354,7 +355,7 @@ func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease
 			return 0, errConflict
 		}
 		if err == nil {
-			s.cache.put(key, b, r)
+			s.cache.put(key, b, l, r)
 		}
 		return r, err
 	}
@@ -364,7 +365,7 @@ func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease
 	if err != nil {
 		return 0, err
 	}
-	s.cache.put(key, b, ack.Sequence)
+	s.cache.put(key, b, l, ack.Sequence)
 	return ack.Sequence, nil
 }
 

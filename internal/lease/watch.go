@@ -33,8 +33,10 @@ type watched struct {
 	// changed is closed and replaced on every write to the key.
 	changed chan struct{}
 	latest  uint64
-	// last is the lease with the highest version notified, as written.
-	last []byte
+	// last is the lease with the highest version notified, as written,
+	// and lastLease it decoded, once asked for.
+	last      []byte
+	lastLease *schemas.Lease
 }
 
 // Watch is one waiter's view of a turn's lease changes.
@@ -88,7 +90,7 @@ func (w *Watcher) notified(key string, t *watched, m *nats.Msg) {
 	}
 	w.mu.Lock()
 	if isLease && v >= t.latest {
-		t.latest, t.last = v, m.Data
+		t.latest, t.last, t.lastLease = v, m.Data, nil
 	}
 	close(t.changed)
 	t.changed = make(chan struct{})
@@ -115,22 +117,25 @@ func (wa *Watch) Latest() uint64 {
 	return wa.t.latest
 }
 
-// Last is the lease with the highest version notified, nil before any.
-// It may be a write that lost its compare-and-set; the marks a call acts on
-// (abort, cancel, discard) are only ever added, and their writers retry
-// until they land, so acting on them early is safe.
+// Last is the lease with the highest version notified, nil before any; it
+// is shared by every waiter of the turn and must not be changed. Only
+// stored writes are notified, so it is a lease the bucket held.
 func (wa *Watch) Last() *schemas.Lease {
 	wa.w.mu.Lock()
-	b := wa.t.last
-	wa.w.mu.Unlock()
-	if b == nil {
+	defer wa.w.mu.Unlock()
+	t := wa.t
+	if t.last == nil {
 		return nil
 	}
-	l, err := schemas.DecodeLease(b)
-	if err != nil {
-		return nil
+	if t.lastLease == nil {
+		// Decoded once per write for all the calls watching the turn.
+		l, err := schemas.DecodeLease(t.last)
+		if err != nil {
+			return nil
+		}
+		t.lastLease = l
 	}
-	return l
+	return t.lastLease
 }
 
 // Release ends the watch; the subscription goes with the last one.

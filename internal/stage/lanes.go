@@ -16,10 +16,10 @@ import (
 // different turns run in parallel.
 //
 // With together set, a run of messages of one key that together accepts,
-// queued one behind the other, is handled concurrently: their lease
-// updates then meet in the store's combiner and cost one compare-and-set
-// between them. A message together refuses stays a barrier: it starts
-// after everything before it on its lane has finished.
+// queued one behind the other, is handed to run at once (runner.
+// deliverTogether handles them concurrently: their lease updates meet in
+// the store's combiner). A message together refuses stays a barrier: it
+// starts after everything before it on its lane has finished.
 type lanes struct {
 	seed     maphash.Seed
 	chans    []chan laneMsg
@@ -38,7 +38,7 @@ type laneMsg struct {
 const maxTogether = 64
 
 // newLanes starts n lanes running h until close.
-func newLanes(ctx context.Context, n, depth int, together func(jetstream.Msg) bool, h func(context.Context, jetstream.Msg, int)) *lanes {
+func newLanes(ctx context.Context, n, depth int, together func(jetstream.Msg) bool, h func(context.Context, jetstream.Msg, int), run func(context.Context, []laneMsg)) *lanes {
 	if n <= 0 {
 		n = 1
 	}
@@ -49,14 +49,14 @@ func newLanes(ctx context.Context, n, depth int, together func(jetstream.Msg) bo
 		l.wg.Add(1)
 		go func() {
 			defer l.wg.Done()
-			l.run(ctx, ch, h)
+			l.run(ctx, ch, h, run)
 		}()
 	}
 	return l
 }
 
 // run is one lane: each message in turn, or a run of them at once.
-func (l *lanes) run(ctx context.Context, ch chan laneMsg, h func(context.Context, jetstream.Msg, int)) {
+func (l *lanes) run(ctx context.Context, ch chan laneMsg, h func(context.Context, jetstream.Msg, int), together func(context.Context, []laneMsg)) {
 	var held *laneMsg
 	for {
 		var first laneMsg
@@ -93,11 +93,7 @@ func (l *lanes) run(ctx context.Context, ch chan laneMsg, h func(context.Context
 			h(ctx, first.m, first.attempt)
 			continue
 		}
-		var wg sync.WaitGroup
-		for _, lm := range group {
-			wg.Go(func() { h(ctx, lm.m, lm.attempt) })
-		}
-		wg.Wait()
+		together(ctx, group)
 	}
 }
 

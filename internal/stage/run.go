@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/schemas"
 )
 
@@ -27,7 +28,7 @@ func Run(ctx context.Context, js jetstream.JetStream, spec Spec, h Handler) erro
 				return err == nil && spec.Together(p)
 			}
 		}
-		l := newLanes(work, spec.Lanes, spec.LaneDepth, together, r.deliver)
+		l := newLanes(work, spec.Lanes, spec.LaneDepth, together, r.deliver, r.deliverTogether)
 		defer l.close()
 		submit = func(m jetstream.Msg, attempt int) { l.submit(r.laneKey(m), m, attempt) }
 	} else {
@@ -70,15 +71,59 @@ func (r *runner) laneKey(m jetstream.Msg) string {
 // deliver takes one delivery from receipt to its outcome.
 func (r *runner) deliver(ctx context.Context, raw jetstream.Msg, attempt int) {
 	start := time.Now()
+	m := r.msg(raw, attempt)
+	err := r.prepare(m)
+	if err == nil {
+		err = r.call(ctx, m)
+	}
+	r.finish(ctx, m, err, start)
+}
+
+// deliverTogether handles a run of one turn's messages at once (Spec.
+// Together). A message that does not decode waits for the others: its
+// answer may depend on what they did (an end too broken to use closes the
+// turn at the calls seen).
+func (r *runner) deliverTogether(ctx context.Context, run []laneMsg) {
+	start := time.Now()
+	var ok, bad []*Msg
+	var whyBad []error
+	for _, lm := range run {
+		m := r.msg(lm.m, lm.attempt)
+		if err := r.prepare(m); err != nil {
+			bad, whyBad = append(bad, m), append(whyBad, err)
+			continue
+		}
+		ok = append(ok, m)
+	}
+	// Their lease updates go in one compare-and-set.
+	g := lease.Gather(len(ok))
+	var wg sync.WaitGroup
+	for _, m := range ok {
+		wg.Go(func() {
+			mctx, settled := g.Join(ctx)
+			err := r.call(mctx, m)
+			settled()
+			r.finish(ctx, m, err, start)
+		})
+	}
+	wg.Wait()
+	for i, m := range bad {
+		r.finish(ctx, m, whyBad[i], start)
+	}
+}
+
+// msg is the handler's view of one delivery.
+func (r *runner) msg(raw jetstream.Msg, attempt int) *Msg {
 	m := &Msg{Raw: raw, Meta: schemas.Meta{Seq: -1}, Recv: r.recv, Delivered: 1, Attempt: attempt}
 	if md, err := raw.Metadata(); err == nil {
 		m.Delivered = int(md.NumDelivered)
 	}
 	m.Last = r.spec.MaxDeliver > 0 && m.Delivered >= r.spec.MaxDeliver
-	err := r.prepare(m)
-	if err == nil {
-		err = r.call(ctx, m)
-	}
+	return m
+}
+
+// finish settles a handled message and tells the hooks.
+func (r *runner) finish(ctx context.Context, m *Msg, err error, start time.Time) {
 	o := r.settle(ctx, m, err)
 	if r.spec.Hooks.Handled != nil {
 		r.spec.Hooks.Handled(r.spec.Stage, o, time.Since(start))
