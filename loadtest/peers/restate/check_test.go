@@ -39,6 +39,7 @@ func TestConfigCheck(t *testing.T) {
 		{Concurrency: 2, Rate: 10, CallsPerTurn: 1, Duration: time.Second},
 		{CallsPerTurn: 0, Duration: time.Second},
 		{CallsPerTurn: 1},
+		{CallRun: true, CallsPerTurn: 1, Duration: time.Second},
 	} {
 		if _, err := c.check(); err == nil {
 			t.Errorf("%+v: no error", c)

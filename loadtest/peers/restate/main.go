@@ -28,6 +28,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("restate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.Mode, "mode", ModeSideEffects, "side-effects (one invocation per turn, its calls parallel journaled side effects) or invocations (one invocation per call)")
+	fs.BoolVar(&c.CallRun, "call-run", false, "invocations mode: run each tool as a journaled side effect (restate.Run) inside its invocation")
 	fs.IntVar(&c.Concurrency, "concurrency", 0, "closed loop: turns in flight (default 1 without --rate)")
 	fs.Float64Var(&c.Rate, "rate", 0, "open loop: calls per second, as turns at even intervals")
 	fs.IntVar(&c.CallsPerTurn, "calls-per-turn", 1, "calls in each turn")
@@ -59,7 +60,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	rep := res.Report
-	fmt.Fprintf(stdout, "Restate %s, sdk-go %s, mode %s\n", res.ServerVersion, res.SDKVersion, c.Mode)
+	mode := c.Mode
+	if c.CallRun {
+		mode += " (tool in restate.Run)"
+	}
+	fmt.Fprintf(stdout, "Restate %s, sdk-go %s, mode %s\n", res.ServerVersion, res.SDKVersion, mode)
 	_ = rep.WriteSummary(stdout)
 	fmt.Fprintf(stdout, "max RSS is restate-server's; this process (load generator and service deployment) %.0f MiB\n", res.ClientRSSMiB)
 	if jsonPath != "" {

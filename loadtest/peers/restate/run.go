@@ -20,6 +20,10 @@ type Config struct {
 	// Concurrency is the closed loop: this many turns in flight, each
 	// followed by the next as soon as it ended.
 	Concurrency int
+	// CallRun, in invocations mode, runs each call's tool as a journaled
+	// side effect inside its invocation (restate.Run), as side-effects mode
+	// does, instead of in the handler directly.
+	CallRun bool
 	// Rate is the open loop: calls per second, as turns started at even
 	// intervals. Exactly one of Concurrency and Rate is set.
 	Rate float64
@@ -70,6 +74,9 @@ func (c Config) check() (Config, error) {
 		return bad("rate", "give either --concurrency (closed loop) or --rate (open loop), not both")
 	case c.Concurrency == 0 && c.Rate == 0:
 		c.Concurrency = 1
+	}
+	if c.CallRun && c.Mode != ModeInvocations {
+		return bad("call-run", "is for --mode %s, where each call is an invocation", ModeInvocations)
 	}
 	if c.CallsPerTurn < 1 {
 		return bad("calls-per-turn", "must be at least 1, got %d", c.CallsPerTurn)
@@ -137,7 +144,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if err := srv.Register(ctx, dep.URI); err != nil {
 		return nil, err
 	}
-	cl := newClient(srv.Ingress, c.Mode, c.inflight())
+	cl := newClient(srv.Ingress, c.Mode, c.CallRun, c.inflight())
 	if err := ready(ctx, cl); err != nil {
 		return nil, fmt.Errorf("%w\nrestate-server's log ends:\n%s", err, srv.LogTail(30))
 	}

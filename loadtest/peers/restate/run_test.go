@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -9,7 +10,7 @@ import (
 	"time"
 )
 
-// TestRun runs both modes for a second on a real restate-server. It needs
+// TestRun runs each mode for a second on a real restate-server. It needs
 // the server: RESTATE_BIN, or npm to install it (over 200 MiB, once, into
 // the user's cache), and skips without either.
 func TestRun(t *testing.T) {
@@ -22,11 +23,14 @@ func TestRun(t *testing.T) {
 			t.Skip("skipping: needs restate-server, from RESTATE_BIN or installed with npm, and npm is not on PATH")
 		}
 	}
-	for _, mode := range []string{ModeSideEffects, ModeInvocations} {
-		t.Run(mode, func(t *testing.T) {
+	for _, tc := range []struct {
+		mode    string
+		callRun bool
+	}{{ModeSideEffects, false}, {ModeInvocations, false}, {ModeInvocations, true}} {
+		t.Run(fmt.Sprintf("%s/call-run=%t", tc.mode, tc.callRun), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			res, err := Run(ctx, Config{Mode: mode, Concurrency: 2, CallsPerTurn: 3,
+			res, err := Run(ctx, Config{Mode: tc.mode, CallRun: tc.callRun, Concurrency: 2, CallsPerTurn: 3,
 				Duration: time.Second, ServerBin: bin, Log: testWriter{t}})
 			if err != nil {
 				t.Fatal(err)

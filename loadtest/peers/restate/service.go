@@ -15,7 +15,7 @@ import (
 )
 
 // ServiceName is the Restate service both modes invoke: handler Turn for
-// side-effects mode, Call for invocations mode.
+// side-effects mode, Call (or CallRun) for invocations mode.
 const ServiceName = "Tools"
 
 // TurnRequest asks the Turn handler to run a turn's calls.
@@ -68,6 +68,15 @@ func call(_ restate.Context, req CallRequest) (CallResult, error) {
 	return noop(req.Turn, req.Seq), nil
 }
 
+// callRun is call with the tool run as a journaled side effect, as in
+// side-effects mode: one more journal entry, acknowledged before the
+// handler returns.
+func callRun(ctx restate.Context, req CallRequest) (CallResult, error) {
+	return restate.Run(ctx, func(restate.RunContext) (CallResult, error) {
+		return noop(req.Turn, req.Seq), nil
+	}, restate.WithName("tool"))
+}
+
 // Deployment is the service deployment, served on a loopback port in this
 // process.
 type Deployment struct {
@@ -81,7 +90,8 @@ type Deployment struct {
 func ServeDeployment() (*Deployment, error) {
 	tools := restate.NewService(ServiceName).
 		Handler("Turn", restate.NewServiceHandler(turn)).
-		Handler("Call", restate.NewServiceHandler(call))
+		Handler("Call", restate.NewServiceHandler(call)).
+		Handler("CallRun", restate.NewServiceHandler(callRun))
 	// Errors only: the SDK warns, once, that requests are not signed, which
 	// on loopback is what is meant.
 	logs := slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})

@@ -32,14 +32,19 @@ type client struct {
 // newClient is an ingress client whose connection pool holds a connection
 // for every request that can be in flight at once, so that none is opened
 // on the hot path after the first turns.
-func newClient(ingressURL, mode string, inflight int) *client {
+// callRun picks the CallRun handler for invocations mode.
+func newClient(ingressURL, mode string, callRun bool, inflight int) *client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = inflight, inflight
 	c := ingress.NewClient(ingressURL, ingress.WithHttpClient(&http.Client{Transport: tr}))
+	handler := "Call"
+	if callRun {
+		handler = "CallRun"
+	}
 	return &client{
 		mode: mode,
 		turn: ingress.Service[TurnRequest, []CallResult](c, ServiceName, "Turn"),
-		call: ingress.Service[CallRequest, CallResult](c, ServiceName, "Call"),
+		call: ingress.Service[CallRequest, CallResult](c, ServiceName, handler),
 	}
 }
 
