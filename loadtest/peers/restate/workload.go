@@ -112,18 +112,20 @@ func closedLoop(ctx context.Context, c *client, t *tally, n, k int, start time.T
 func openLoop(ctx context.Context, c *client, t *tally, rate float64, k int, start time.Time, d time.Duration) {
 	every := time.Duration(float64(k) / rate * float64(time.Second))
 	var wg sync.WaitGroup
-	for i := 0; ; i++ {
-		at := start.Add(time.Duration(i) * every)
-		if at.Sub(start) >= d {
-			break
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Until(at)):
-			wg.Go(func() { t.add(c.runTurn(ctx, k)) })
-			continue
-		}
-		break
+	for at := start; at.Sub(start) < d && sleepUntil(ctx, at) == nil; at = at.Add(every) {
+		wg.Go(func() { t.add(c.runTurn(ctx, k)) })
 	}
 	wg.Wait()
+}
+
+// sleepUntil returns at at, or with ctx's error if it ends first.
+func sleepUntil(ctx context.Context, at time.Time) error {
+	tm := time.NewTimer(time.Until(at))
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
 }
