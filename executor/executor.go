@@ -52,6 +52,9 @@ type Config struct {
 	// worker renews at a third of it, and a redelivered call whose claim
 	// expired counts its worker as dead.
 	Deadline time.Duration
+	// Shared, when set, is what this worker shares with the other workers
+	// of its process (NewShared, on the nc given to New).
+	Shared *Shared
 	// Recheck bounds how long a parked call waits without a lease change.
 	Recheck time.Duration
 	// Consumer sizes the pool's shared durable consumer.
@@ -147,12 +150,24 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
 	sp := cfg.Space
-	bd, err := stage.Bind(ctx, nc, sp, stage.Binding{Stream: sp.ExecStream(), Name: sp.ExecConsumer(cfg.Pool), Filter: sp.ExecPool(cfg.Pool), Config: cfg.Consumer, LeaseTTL: cfg.LeaseTTL})
+	b := stage.Binding{Stream: sp.ExecStream(), Name: sp.ExecConsumer(cfg.Pool), Filter: sp.ExecPool(cfg.Pool), Config: cfg.Consumer, LeaseTTL: cfg.LeaseTTL}
+	if sh := cfg.Shared; sh != nil {
+		if sh.nc != nc {
+			return nil, fmt.Errorf("executor: %w", errSharedConn)
+		}
+		b.Leases = sh.store
+	}
+	bd, err := stage.Bind(ctx, nc, sp, b)
 	if err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
-	js, store, cons := bd.JS, bd.Leases, bd.Consumer
-	return &Executor{cfg: cfg, nc: nc, js: js, store: store, watcher: lease.NewWatcher(store), cons: cons}, nil
+	e := &Executor{cfg: cfg, nc: nc, js: bd.JS, store: bd.Leases, cons: bd.Consumer}
+	if cfg.Shared != nil {
+		e.watcher = cfg.Shared.watcher
+	} else {
+		e.watcher = lease.NewWatcher(e.store)
+	}
+	return e, nil
 }
 
 // WorkerID is the name this worker records in results.

@@ -134,12 +134,22 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		runners = append(runners, r)
 		p.routers = append(p.routers, r)
 	}
-	for i := range count(cfg.Executors) {
-		nc, err := conn(fmt.Sprintf("toolwire-executor-%d", i))
-		if err != nil {
+	// The executors of the process share one connection and one lease
+	// store: their writes of a turn's lease combine instead of racing.
+	var shared *executor.Shared
+	var enc *nats.Conn
+	if count(cfg.Executors) > 0 {
+		if enc, err = conn("toolwire-executors"); err != nil {
 			return nil, err
 		}
+		if shared, err = executor.NewShared(ctx, enc, cfg.Space, cfg.Provision.LeaseTTL); err != nil {
+			return nil, err
+		}
+	}
+	for i := range count(cfg.Executors) {
+		nc := enc
 		ec := cfg.Executor
+		ec.Shared = shared
 		ec.Space, ec.Tools, ec.Log, ec.LeaseTTL, ec.Limits = cfg.Space, cfg.Tools, cfg.Log, cfg.Provision.LeaseTTL, cfg.Limits
 		if ec.Consumer.MaxDeliver == 0 {
 			ec.Consumer.MaxDeliver = cfg.MaxDeliver

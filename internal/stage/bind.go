@@ -26,6 +26,9 @@ type Binding struct {
 	Config               provision.ConsumerConfig
 	// LeaseTTL is the leases' idle lifetime (0: lease.DefaultTTL).
 	LeaseTTL time.Duration
+	// Leases, when set, is a store the stage shares with others of its
+	// process; else Bind makes one.
+	Leases *lease.Store
 }
 
 // CheckPool reports the first setting a stage that hosts a pool's tools
@@ -47,9 +50,11 @@ func Bind(ctx context.Context, nc *nats.Conn, space subjects.Space, b Binding) (
 	if err != nil {
 		return Bound{}, err
 	}
-	leases, err := lease.NewStore(ctx, js, space, b.LeaseTTL)
-	if err != nil {
-		return Bound{}, err
+	leases := b.Leases
+	if leases == nil {
+		if leases, err = lease.NewStore(ctx, js, space, b.LeaseTTL); err != nil {
+			return Bound{}, err
+		}
 	}
 	cons, err := provision.Consumer(ctx, js, b.Stream, b.Name, b.Filter, b.Config)
 	if err != nil {
