@@ -23,10 +23,10 @@ type Config struct {
 	Duration time.Duration
 	// CallsPerTurn is the number of calls of each turn.
 	CallsPerTurn loadtest.Range
-	// SafeShare is the share of concurrency-safe calls. The default here
-	// is 1 (every call safe: the turn's calls all run in parallel, up to
-	// MaxConcurrency), where synth's is 0.5; --safe-share 1 on synth is the
-	// matching workload.
+	// SafeShare is the share of concurrency-safe calls, 0..1. The
+	// command's default is 1 (every call safe: a turn's calls all run in
+	// parallel, up to MaxConcurrency), where synth's is 0.5; synth with
+	// --safe-share 1 is the matching workload.
 	SafeShare float64
 	// MaxConcurrency is the per-turn limit on calls running at once.
 	MaxConcurrency int

@@ -99,6 +99,10 @@ func parseFlags(args []string, stderr io.Writer) (c Config, jsonPath string, qui
 	if c.CallsPerTurn, err = loadtest.ParseRange(*calls); err != nil {
 		return c, "", false, fmt.Errorf("--calls-per-turn: %w", err)
 	}
+	if c.CallsPerTurn.Min < 1 {
+		// Config reads a zero range as its default; a flag of 0 is wrong.
+		return c, "", false, fmt.Errorf("--calls-per-turn: want N ≥ 1, got %s", *calls)
+	}
 	if _, err = c.withDefaults(); err != nil {
 		return c, "", false, err
 	}
