@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"time"
 
@@ -37,6 +38,13 @@ type Config struct {
 	Server ServerConfig
 	// Worker is how this process's Temporal worker is set up.
 	Worker WorkerConfig
+	// Tuning is TuningTuned (the default) or TuningStock.
+	Tuning string
+	// SlowTurn, when positive, has each turn slower than this described
+	// on SlowLog (slowLog).
+	SlowTurn time.Duration
+	// SlowLog gets the slow turns; nil: Run's log.
+	SlowLog io.Writer
 }
 
 // Drain is how long turns in flight at the end of the duration get before
@@ -73,6 +81,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
+	}
+	if c.Tuning == "" {
+		c.Tuning = TuningTuned
+	}
+	if err := tuning(c.Tuning).apply(&c); err != nil {
+		return c, err
 	}
 	if err := c.Worker.check(); err != nil {
 		return c, err

@@ -18,6 +18,7 @@ type driver struct {
 	c     client.Client
 	cfg   Config
 	runID string // keeps workflow ids unique across runs on one server
+	slow  *slowLog
 }
 
 // runTurn starts turn k's workflow and waits for its result, as an agent
@@ -46,6 +47,7 @@ func (d *driver) runTurn(ctx context.Context, k uint64) *turnObs {
 	}
 	o.done = time.Now()
 	o.results = results
+	d.slow.note(ctx, d.c, o, opts.ID)
 	return o
 }
 

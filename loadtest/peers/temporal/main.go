@@ -40,6 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if quiet {
 		log = nil
 	}
+	c.SlowLog = stderr
 	res, err := Run(ctx, c, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "temporal peer:", err)
@@ -50,7 +51,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !res.PeakReset {
 		peak = "VmHWM since the server's start"
 	}
-	fmt.Fprintf(stdout, "%s; store %s\n", res.Version, orDefault(c.Server.Store, StoreMemory))
+	e := res.Config
+	fmt.Fprintf(stdout, "%s; store %s; tuning %s: pollers %d workflow, %d activity, eager %v, dynamic config %v\n",
+		res.Version, e.Server.Store, e.Tuning, e.Worker.WorkflowPollers, e.Worker.ActivityPollers, e.Worker.Eager,
+		append(e.Worker.serverDynamicConfig(), e.Server.DynamicConfig...))
 	_ = r.WriteSummary(stdout)
 	fmt.Fprintf(stdout, "max RSS is the Temporal server's (%s); this process (driver, client, worker) %.0f MiB\n",
 		peak, res.DriverRSSMiB)
@@ -88,6 +92,8 @@ func parseFlags(args []string, stderr io.Writer) (c Config, jsonPath string, qui
 	fs.IntVar(&c.Worker.WorkflowPollers, "workflow-pollers", 0, "the worker's workflow task pollers (0: the SDK's default, 2)")
 	fs.IntVar(&c.Worker.ActivityPollers, "activity-pollers", 0, "the worker's activity task pollers (0: the SDK's default, 2)")
 	fs.BoolVar(&c.Worker.Eager, "eager", false, "eager workflow start and eager activities")
+	fs.StringVar(&c.Tuning, "tuning", TuningTuned, "tuned (limits a one-node dev server hits lifted, more pollers; README.md) or stock (the dev server's and the SDK's defaults)")
+	fs.DurationVar(&c.SlowTurn, "slow", 0, "describe on stderr each turn slower than `D`: where its time went")
 	fs.StringVar(&jsonPath, "json", "", "also write the report as JSON to `FILE`")
 	fs.BoolVar(&quiet, "quiet", false, "no progress lines")
 	if err = fs.Parse(args); err != nil {
@@ -120,11 +126,4 @@ func writeJSON(path string, r *loadtest.Report) error {
 		return err
 	}
 	return f.Close()
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -25,10 +26,13 @@ type Result struct {
 	// DriverRSSMiB is this process's peak RSS over the run (the driver,
 	// the client and the worker), which the JSON does not carry.
 	DriverRSSMiB float64
+	// Config is the run's, defaults and tuning filled in.
+	Config Config
 }
 
 // Run starts a dev server, a client and a worker, runs one warm-up turn,
-// then the workload of c, and stops them. Log, when set, gets progress.
+// then the workload of c, and stops them. Log, when set, gets progress
+// and the slow turns.
 func Run(ctx context.Context, c Config, log io.Writer) (*Result, error) {
 	c, err := c.withDefaults()
 	if err != nil {
@@ -53,6 +57,9 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Result, error) {
 	}
 	defer wk.Stop()
 	d := &driver{c: cl, cfg: c, runID: strconv.FormatInt(time.Now().UnixNano(), 36)}
+	if c.SlowTurn > 0 {
+		d.slow = &slowLog{over: c.SlowTurn, w: cmp.Or(c.SlowLog, log)}
+	}
 	// One turn first, unmeasured: the task queue, the pollers and the
 	// namespace caches exist before the clock starts, as synth's pipeline
 	// is up before its run starts.
@@ -61,7 +68,7 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Result, error) {
 	if o := warm.runTurn(ctx, 0); o.err != nil {
 		return nil, fmt.Errorf("warm-up turn: %w", o.err)
 	}
-	res := &Result{Version: srv.Version, PeakReset: resetPeakRSS(srv.PID())}
+	res := &Result{Version: srv.Version, PeakReset: resetPeakRSS(srv.PID()), Config: c}
 	resetPeakRSS(0)
 	res.Report = d.drive(ctx, log)
 	res.Report.RSSMiBMax = peakRSSMiB(srv.PID())
