@@ -58,6 +58,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	_ = r.WriteSummary(stdout)
 	fmt.Fprintf(stdout, "max RSS is the Temporal server's (%s); this process (driver, client, worker) %.0f MiB\n",
 		peak, res.DriverRSSMiB)
+	if r.Calls > 0 && r.DurationS > 0 {
+		fmt.Fprintf(stdout, "CPU           server %.1f s (%.2f cores, %.2f ms a call)  this process %.1f s (%.2f cores)\n",
+			res.ServerCPU.Seconds(), res.ServerCPU.Seconds()/r.DurationS, 1000*res.ServerCPU.Seconds()/float64(r.Calls),
+			res.DriverCPU.Seconds(), res.DriverCPU.Seconds()/r.DurationS)
+	}
 	if jsonPath != "" {
 		if err := writeJSON(jsonPath, r); err != nil {
 			fmt.Fprintln(stderr, "temporal peer:", err)

@@ -26,6 +26,9 @@ type Result struct {
 	// DriverRSSMiB is this process's peak RSS over the run (the driver,
 	// the client and the worker), which the JSON does not carry.
 	DriverRSSMiB float64
+	// ServerCPU and DriverCPU are the CPU time the server and this process
+	// used over the measured run, which the JSON does not carry.
+	ServerCPU, DriverCPU time.Duration
 	// Config is the run's, defaults and tuning filled in.
 	Config Config
 }
@@ -70,7 +73,9 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Result, error) {
 	}
 	res := &Result{Version: srv.Version, PeakReset: resetPeakRSS(srv.PID()), Config: c}
 	resetPeakRSS(0)
+	srvCPU, ownCPU := cpuTime(srv.PID()), cpuTime(0)
 	res.Report = d.drive(ctx, log)
+	res.ServerCPU, res.DriverCPU = cpuTime(srv.PID())-srvCPU, cpuTime(0)-ownCPU
 	res.Report.RSSMiBMax = peakRSSMiB(srv.PID())
 	res.DriverRSSMiB = peakRSSMiB(0)
 	return res, nil
