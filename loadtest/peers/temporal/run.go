@@ -68,7 +68,10 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Result, error) {
 	// is up before its run starts.
 	warm := *d
 	warm.runID += "-warmup"
-	if o := warm.runTurn(ctx, 0); o.err != nil {
+	wctx, cancel := context.WithTimeout(ctx, Drain)
+	o := warm.runTurn(wctx, 0)
+	cancel()
+	if o.err != nil {
 		return nil, fmt.Errorf("warm-up turn: %w", o.err)
 	}
 	res := &Result{Version: srv.Version, PeakReset: resetPeakRSS(srv.PID()), Config: c}
