@@ -59,6 +59,7 @@ type claimed struct {
 	tc      tool.TurnContext
 	text    string // the answer of stepHalt
 	seen    uint64 // the lease version the decision was made on
+	batch   int    // the call's batch, for a claim made standing
 }
 
 // handle runs one routed call. ctx outlives the receive loop: a call that
@@ -99,12 +100,30 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 	defer w.Release()
 	keepAlive := time.NewTicker(e.keepAliveEvery())
 	defer keepAlive.Stop()
+	// A parked call stands in the store: a write of this process that
+	// lets it start claims it in the same compare-and-set (standing.go).
+	var st *standing
+	defer func() { st.withdraw(e) }()
 	stale := 0
+	var next *claimed
 	for {
 		changed := w.Changed()
-		cl, err := e.claim(work, c)
-		if err != nil {
-			return err
+		var cl claimed
+		if next != nil {
+			cl, next = *next, nil
+		} else {
+			var err error
+			if cl, err = e.claim(work, c); err != nil {
+				if fired, ok := st.withdraw(e); ok {
+					// Claimed for this worker already: it must run.
+					cl, err = fired, nil
+				} else {
+					return err
+				}
+			}
+		}
+		if fired, ok := st.take(e); ok {
+			cl = fired
 		}
 		now := time.Now()
 		switch cl.st {
@@ -118,7 +137,13 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 		case stepDeny:
 			return e.finish(work, c, e.errorResult(c, now, cl.attempt, texts.PlanMode(c.t.Name())), nil, true)
 		case stepRun:
+			if fired, ok := st.withdraw(e); ok {
+				cl = fired
+			}
 			return e.run(work, c, w, cl)
+		}
+		if !st.standing() {
+			st = e.stand(c)
 		}
 		if cl.seen < w.Latest() && stale < 20 {
 			// A write we were told of is not readable yet: read again
@@ -131,6 +156,10 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 		wait := time.NewTimer(e.cfg.Recheck)
 		select {
 		case <-changed:
+		case <-st.fired():
+			if fired, ok := st.take(e); ok {
+				next = &fired
+			}
 		case <-wait.C:
 			// The safety net for a notification lost: read the lease
 			// itself, not the cache notifications keep.
@@ -139,6 +168,11 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 			_ = c.m.InProgress()
 		case <-recv.Done():
 			wait.Stop()
+			if fired, ok := st.withdraw(e); ok {
+				// Claimed for this worker as it stopped: it runs, as a
+				// call already running does.
+				return e.run(work, c, w, fired)
+			}
 			return recv.Err()
 		}
 		wait.Stop()

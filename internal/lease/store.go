@@ -42,6 +42,8 @@ type Store struct {
 	mu     sync.Mutex
 	queues map[string]*queue
 	cache  *revCache
+	// standing is the parked updates of each key (standing.go).
+	standing map[string][]*Standing
 }
 
 // NewStore binds to the lease bucket (which provision creates).
@@ -265,12 +267,20 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 				o.err = nil
 			}
 		}
+		var stood []*Standing
+		if rev > 0 && (changed || !unsure) {
+			// The parked updates ride on this write, or make one of
+			// their own when the cache can be trusted (a change notified).
+			stood = s.runStanding(key, l)
+			changed = changed || len(stood) > 0
+		}
 		if changed {
 			// Only a write can bring a rejected call's place: settling
 			// rides on the write that did.
 			Settle(l)
 		}
 		if !changed && unsure {
+			dropStanding(stood)
 			// Not to write is a decision on what may be old: read and
 			// decide again on the lease as it is.
 			attempt--
@@ -292,8 +302,10 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 		nrev, err := s.write(ctx, tenant, turn, l, rev)
 		if err == nil {
 			settle(live, l, nrev)
+			s.landStanding(stood, l, nrev)
 			return
 		}
+		dropStanding(stood)
 		if !isConflict(err) {
 			fail(live, fmt.Errorf("lease: write %s: %w", key, err))
 			return
