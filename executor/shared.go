@@ -12,12 +12,12 @@ import (
 	"github.com/toolwire/toolwire/subjects"
 )
 
-// Shared is what the workers of one process share: the turns' leases as
-// the process last saw them, and the watch that keeps them current.
-// Workers given one Shared combine their writes of a turn's lease into one
-// compare-and-set instead of racing each other's, and park on one
-// subscription per turn. Workers in other processes still race; that is
-// what the compare-and-set is for.
+// Shared is what the workers of one process (and its router) share: the
+// turns' leases as the process last saw them, and the watch that keeps
+// them current. Stages given one Shared combine their writes of a turn's
+// lease into one compare-and-set instead of racing each other's, and park
+// on one subscription per turn. Stages in other processes still race;
+// that is what the compare-and-set is for.
 type Shared struct {
 	nc      *nats.Conn
 	store   *lease.Store
@@ -44,4 +44,13 @@ func NewShared(ctx context.Context, nc *nats.Conn, space subjects.Space, leaseTT
 // errSharedConn is a worker given a Shared bound on another connection: its
 // lease reads and writes would not be ordered after its watch's
 // subscription, which the Shared's cache relies on.
-var errSharedConn = errors.New("Config.Shared was made on another connection than the worker's")
+var errSharedConn = errors.New("Config.Shared was made on another connection than the stage's")
+
+// Leases is the shared lease store, for a stage of the process running on
+// nc (router.Config.Shared); another connection is refused.
+func (s *Shared) Leases(nc *nats.Conn) (*lease.Store, error) {
+	if s.nc != nc {
+		return nil, errSharedConn
+	}
+	return s.store, nil
+}

@@ -119,23 +119,9 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 	p.cancel = cancel
 	type runner interface{ Run(context.Context) error }
 	var runners []runner
-	for i := range count(cfg.Routers) {
-		nc, err := conn(fmt.Sprintf("toolwire-router-%d", i))
-		if err != nil {
-			return nil, err
-		}
-		r, err := router.New(ctx, nc, router.Config{
-			Space: cfg.Space, Tools: cfg.Tools, MaxConcurrency: cfg.MaxConcurrency, LeaseTTL: cfg.Provision.LeaseTTL,
-			Limits: cfg.Limits, Consumer: provision.ConsumerConfig{MaxDeliver: cfg.MaxDeliver}, Backoff: cfg.Backoff, Log: cfg.Log,
-		})
-		if err != nil {
-			return nil, err
-		}
-		runners = append(runners, r)
-		p.routers = append(p.routers, r)
-	}
 	// The executors of the process share one connection and one lease
-	// store: their writes of a turn's lease combine instead of racing.
+	// store, and so does the first router: their writes of a turn's lease
+	// combine instead of racing.
 	var shared *executor.Shared
 	var enc *nats.Conn
 	if count(cfg.Executors) > 0 {
@@ -145,6 +131,24 @@ func Start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		if shared, err = executor.NewShared(ctx, enc, cfg.Space, cfg.Provision.LeaseTTL); err != nil {
 			return nil, err
 		}
+	}
+	for i := range count(cfg.Routers) {
+		var nc *nats.Conn
+		var sh *executor.Shared
+		if i == 0 && shared != nil {
+			nc, sh = enc, shared
+		} else if nc, err = conn(fmt.Sprintf("toolwire-router-%d", i)); err != nil {
+			return nil, err
+		}
+		r, err := router.New(ctx, nc, router.Config{Shared: sh,
+			Space: cfg.Space, Tools: cfg.Tools, MaxConcurrency: cfg.MaxConcurrency, LeaseTTL: cfg.Provision.LeaseTTL,
+			Limits: cfg.Limits, Consumer: provision.ConsumerConfig{MaxDeliver: cfg.MaxDeliver}, Backoff: cfg.Backoff, Log: cfg.Log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		runners = append(runners, r)
+		p.routers = append(p.routers, r)
 	}
 	for i := range count(cfg.Executors) {
 		nc := enc

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/coercion"
+	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
@@ -48,6 +49,11 @@ type Config struct {
 	Consumer provision.ConsumerConfig
 	// LeaseTTL is the lease's idle lifetime.
 	LeaseTTL time.Duration
+	// Shared, when set, is the lease store this router shares with the
+	// executors of its process (executor.NewShared, on the nc given to
+	// New): its registrations and their claims then combine instead of
+	// racing.
+	Shared *executor.Shared
 	// Limits bound what an input event may carry (default
 	// schemas.DefaultLimits).
 	Limits schemas.Limits
@@ -106,7 +112,14 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 		return nil, fmt.Errorf("router: %w", err)
 	}
 	sp := cfg.Space
-	b, err := stage.Bind(ctx, nc, sp, stage.Binding{Stream: sp.InStream(), Name: sp.RouterConsumer(), Filter: sp.InAll(), Config: cfg.Consumer, LeaseTTL: cfg.LeaseTTL})
+	bind := stage.Binding{Stream: sp.InStream(), Name: sp.RouterConsumer(), Filter: sp.InAll(), Config: cfg.Consumer, LeaseTTL: cfg.LeaseTTL}
+	if cfg.Shared != nil {
+		var err error
+		if bind.Leases, err = cfg.Shared.Leases(nc); err != nil {
+			return nil, fmt.Errorf("router: %w", err)
+		}
+	}
+	b, err := stage.Bind(ctx, nc, sp, bind)
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
