@@ -19,6 +19,9 @@ type turnCache struct {
 	mu    sync.Mutex
 	max   int
 	turns map[string]*turnEntry
+	// done is the turns this instance finished, apart from the turns in
+	// progress so that their bound does not wipe those.
+	done map[string]struct{}
 	// heldBytes is what the waiting results kept take.
 	heldBytes int
 }
@@ -48,7 +51,7 @@ type held struct {
 const heldBudget = 64 << 20
 
 func newTurnCache(max int) *turnCache {
-	return &turnCache{max: max, turns: map[string]*turnEntry{}}
+	return &turnCache{max: max, turns: map[string]*turnEntry{}, done: map[string]struct{}{}}
 }
 
 func (c *turnCache) entry(key string) *turnEntry {
@@ -68,21 +71,39 @@ func (c *turnCache) entry(key string) *turnEntry {
 func (c *turnCache) cursor(key string) (cursor, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, ok := c.done[key]; ok {
+		return cursor{done: true}, true
+	}
 	if e := c.turns[key]; e != nil && e.hasCur {
 		return e.cur, true
 	}
 	return cursor{}, false
 }
 
-// keep caches a turn's cursor. A finished turn's is kept too: the
-// redeliveries of its waiting results are then acknowledged unread.
+// keep caches a turn's cursor, dropping what waited for a slot the cursor
+// has passed. A finished turn moves to the done set: the redeliveries of
+// its waiting messages are then acknowledged unread.
 func (c *turnCache) keep(key string, cur cursor) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if cur.done {
+		if e := c.turns[key]; e != nil {
+			c.release(e)
+			delete(c.turns, key)
+		}
+		if len(c.done) >= c.max {
+			c.done = map[string]struct{}{}
+		}
+		c.done[key] = struct{}{}
+		return
+	}
 	e := c.entry(key)
 	e.cur, e.hasCur = cur, true
-	if cur.done {
-		c.release(e)
+	for seq, w := range e.waiting {
+		if seq < cur.delivered {
+			c.heldBytes -= w.size()
+			delete(e.waiting, seq)
+		}
 	}
 }
 

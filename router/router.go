@@ -177,14 +177,16 @@ func (r *Router) Run(ctx context.Context) error {
 	}, r.handle)
 }
 
-// callsTogether lets the events of a turn that arrive together be handled
-// together: each call touches only its own entry in the lease, an end
-// records the count it carries, a cancel a flag, so their updates can run
-// at once (and share a compare-and-set) in any order. A discard stays a
-// barrier that sees every event before it handled: it closes the turn at
-// the calls seen. (So does an end too broken to use: the runtime answers
-// an event that does not decode after the others of its run.)
-func callsTogether(p subjects.Parsed) bool { return p.Kind != subjects.KindDiscard }
+// callsTogether lets the calls of a turn that arrive together be routed
+// together: each touches only its own entry in the lease, so their
+// registrations can share a compare-and-set, in any order; so can a cancel
+// (a call registered before or after it is stopped all the same). An end
+// stays a barrier: a call past the count it carries must find the count
+// in place, or it would be registered and run. So does a discard, which
+// closes the turn at the calls seen.
+func callsTogether(p subjects.Parsed) bool {
+	return p.Kind == subjects.KindUse || p.Kind == subjects.KindCancel
+}
 
 // handle processes one input event.
 func (r *Router) handle(ctx context.Context, m *stage.Msg) error {

@@ -60,17 +60,17 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 			// publish below may still be missing (it is idempotent).
 			return lease.ErrNoChange
 		}
+		if text, ok := lease.Halted(l, u.Seq); ok {
+			// The turn was stopped before this call arrived: it never runs.
+			halted = text
+			return lease.ErrNoChange
+		}
 		if u.MaxConcurrency > 0 {
 			// The turn's limit rides on every tool_use; the lease may have
 			// been made first by the turn's end (another router) with the
 			// default. No call can run before its own tool_use is
 			// registered here, so the limit is in place before any starts.
 			l.MaxConcurrency = u.MaxConcurrency
-		}
-		if text, ok := lease.Halted(l, u.Seq); ok {
-			// The turn was stopped before this call arrived: it never runs.
-			halted = text
-			return lease.ErrNoChange
 		}
 		c := l.Call(u.Seq)
 		c.State, c.Tool, c.Pool = schemas.CallRouted, rt.name, pool

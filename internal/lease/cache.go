@@ -24,6 +24,12 @@ const cacheKeys = 10_000
 type revCache struct {
 	mu   sync.Mutex
 	keys map[string]*cacheEntry
+	// clock orders watches and requests: a request confirms a watch only
+	// if it was sent after the watch's subscription (since <= its time).
+	clock uint64
+	// unwatched counts the entries no watch holds, the ones the bound
+	// may drop.
+	unwatched int
 }
 
 type cacheEntry struct {
@@ -35,6 +41,8 @@ type cacheEntry struct {
 	// by the first read or write after the watch began.
 	watched   int
 	confirmed bool
+	// since is the clock when the first of the current watches began.
+	since uint64
 	// moved is closed and replaced when rev moves on.
 	moved chan struct{}
 }
@@ -62,14 +70,23 @@ func (c *revCache) get(key string) (l *schemas.Lease, rev uint64, trusted, ok bo
 	return e.l.Clone(), e.rev, e.watched > 0 && e.confirmed, true
 }
 
-// put records the lease at rev, read or written by this process: what the
-// server held at that moment, so it confirms a watch. l is b decoded, which
-// the cache keeps and nobody may change.
-func (c *revCache) put(key string, b []byte, l *schemas.Lease, rev uint64) {
+// now is the time to stamp a request with before it is sent.
+func (c *revCache) now() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.clock
+}
+
+// put records the lease at rev, read or written by this process with a
+// request sent at sent: what the server held at that moment. It confirms a
+// watch whose subscription went out before the request (on the same
+// connection, so the server has it first). l is b decoded, which the
+// cache keeps and nobody may change.
+func (c *revCache) put(key string, b []byte, l *schemas.Lease, rev, sent uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entry(key)
-	if e.watched > 0 {
+	if e.watched > 0 && e.since <= sent {
 		e.confirmed = true
 	}
 	if rev >= e.rev {
@@ -136,6 +153,11 @@ func (c *revCache) observe(key string, b []byte, rev uint64) {
 		return
 	}
 	e.set(b, rev)
+	if e.watched > 0 {
+		// It came through the subscription, so every later write will
+		// too: the entry is as fresh as the notifications.
+		e.confirmed = true
+	}
 }
 
 // forget drops what is known of the key's lease (it was deleted, or a
@@ -146,7 +168,7 @@ func (c *revCache) forget(key string) {
 	if e := c.keys[key]; e != nil {
 		e.b, e.rev, e.l, e.confirmed = nil, 0, nil, false
 		if e.watched == 0 {
-			delete(c.keys, key)
+			c.drop(key, e)
 		}
 	}
 }
@@ -158,7 +180,11 @@ func (c *revCache) watch(key string) {
 	defer c.mu.Unlock()
 	e := c.entry(key)
 	if e.watched == 0 {
-		e.confirmed = false
+		// The subscription was just sent: requests sent from now on
+		// come after it.
+		c.clock++
+		e.confirmed, e.since = false, c.clock
+		c.unwatched--
 	}
 	e.watched++
 }
@@ -173,8 +199,18 @@ func (c *revCache) unwatch(key string) {
 		return
 	}
 	if e.watched--; e.watched <= 0 {
-		delete(c.keys, key)
+		// Unwatched for an instant, then gone.
+		c.unwatched++
+		c.drop(key, e)
 	}
+}
+
+// drop removes an entry, keeping the count of unwatched ones.
+func (c *revCache) drop(key string, e *cacheEntry) {
+	if e.watched == 0 {
+		c.unwatched--
+	}
+	delete(c.keys, key)
 }
 
 // entry returns the key's entry, made when missing. At the bound, the
@@ -182,15 +218,16 @@ func (c *revCache) unwatch(key string) {
 func (c *revCache) entry(key string) *cacheEntry {
 	e := c.keys[key]
 	if e == nil {
-		if len(c.keys) >= cacheKeys {
+		if len(c.keys) >= cacheKeys && c.unwatched > 0 {
 			for k, old := range c.keys {
 				if old.watched == 0 {
-					delete(c.keys, k)
+					c.drop(k, old)
 				}
 			}
 		}
 		e = &cacheEntry{}
 		c.keys[key] = e
+		c.unwatched++
 	}
 	return e
 }

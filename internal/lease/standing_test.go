@@ -1,6 +1,7 @@
 package lease_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -61,5 +62,33 @@ func TestStandingRidesOnTheWriteThatAllowsIt(t *testing.T) {
 	}
 	if stored.Calls[1].State != schemas.CallReady {
 		t.Errorf("stored call 1 is %v, want ready: the standing change went in the write", stored.Calls[1].State)
+	}
+}
+
+// TestFailedWriteLeavesNoTrace: an update whose write fails (here over the
+// server's payload limit) leaves nothing behind in the store's cache for
+// the next update to write.
+func TestFailedWriteLeavesNoTrace(t *testing.T) {
+	srv := server(t)
+	p := newProc(t, srv, "p", 0)
+	ctx := testCtx(t, 30*time.Second)
+	if _, _, err := p.store.Update(ctx, tenant, "fw", freshLease, addCall("a")); err != nil {
+		t.Fatal(err)
+	}
+	p.store.Forget(tenant, "fw") // the next update reads, then changes what it read
+	huge := func(l *schemas.Lease) error {
+		l.Calls = append(l.Calls, schemas.LeaseCall{Seq: len(l.Calls), State: schemas.CallRouted, Tool: "phantom"})
+		l.WorkDir = strings.Repeat("x", 9<<20)
+		return nil
+	}
+	if _, _, err := p.store.Update(ctx, tenant, "fw", nil, huge); err == nil {
+		t.Fatal("a 9 MiB lease was written")
+	}
+	l, _, err := p.store.Update(ctx, tenant, "fw", nil, addCall("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tools(l); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("after a failed write the lease holds %v, want [a b]", got)
 	}
 }

@@ -62,6 +62,7 @@ func NewStore(ctx context.Context, js jetstream.JetStream, space subjects.Space,
 // jetstream.ErrKeyNotFound when none.
 func (s *Store) Get(ctx context.Context, tenant, turn string) (*schemas.Lease, uint64, error) {
 	key := s.space.LeaseKey(tenant, turn)
+	sent := s.cache.now()
 	e, err := s.kv.Get(ctx, key)
 	if err != nil {
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
@@ -73,7 +74,8 @@ func (s *Store) Get(ctx context.Context, tenant, turn string) (*schemas.Lease, u
 	if err != nil {
 		return nil, 0, err
 	}
-	s.cache.put(key, e.Value(), l, e.Revision())
+	// The cache keeps its own copy: the caller may change l.
+	s.cache.put(key, e.Value(), l.Clone(), e.Revision(), sent)
 	return l, e.Revision(), nil
 }
 
@@ -222,7 +224,7 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 		switch {
 		case useCache && ok:
 			l, rev, unsure = c, crev, !trusted
-		case attempt == 0 && makesAll(batch):
+		case attempt == 0 && !ok && makesAll(batch):
 			// A turn this process does not know is most likely new:
 			// try to make its lease (the create refuses if it exists)
 			// instead of reading first.
@@ -307,6 +309,8 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 		}
 		dropStanding(stood)
 		if !isConflict(err) {
+			// The write may or may not have landed: know nothing.
+			s.cache.forget(key)
 			fail(live, fmt.Errorf("lease: write %s: %w", key, err))
 			return
 		}
@@ -361,13 +365,14 @@ func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease
 		return 0, err
 	}
 	key := s.space.LeaseKey(tenant, turn)
+	sent := s.cache.now()
 	if rev == 0 {
 		r, err := s.kv.Create(ctx, key, b, jetstream.KeyTTL(s.ttl))
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			return 0, errConflict
 		}
 		if err == nil {
-			s.cache.put(key, b, l, r)
+			s.cache.put(key, b, l, r, sent)
 		}
 		return r, err
 	}
@@ -377,7 +382,7 @@ func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease
 	if err != nil {
 		return 0, err
 	}
-	s.cache.put(key, b, l, ack.Sequence)
+	s.cache.put(key, b, l, ack.Sequence, sent)
 	return ack.Sequence, nil
 }
 
