@@ -63,7 +63,7 @@ func hop(ctx context.Context, nc *nats.Conn, hops int) (P50P99, error) {
 		case <-time.After(10 * time.Second):
 			return P50P99{}, fmt.Errorf("loadtest: a hop took over 10 s")
 		}
-		_ = h.RecordValue(micros(time.Since(t0)))
+		_ = h.RecordValue(Micros(time.Since(t0)))
 	}
 	return P50P99{ms(h, 50), ms(h, 99)}, nil
 }

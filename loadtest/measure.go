@@ -23,15 +23,13 @@ type tally struct {
 // newTally starts the tally of a run that started at start; withSeries
 // also keeps the results over time for the charts.
 func newTally(maxConc int, start time.Time, withSeries bool) *tally {
-	h := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3) }
+	h := NewHistogram
 	t := &tally{maxConc: maxConc, e2e: h(), overhead: h(), firstResult: h(), turn: h(), start: start}
 	if withSeries {
 		t.series = newSeries(start)
 	}
 	return t
 }
-
-func micros(d time.Duration) int64 { return max(d.Microseconds(), 0) }
 
 // add counts one turn.
 func (t *tally) add(o *turnObs) {
@@ -63,22 +61,22 @@ func (t *tally) add(o *turnObs) {
 		e2eUS := int64(-1)
 		if d.seq >= 0 && d.seq < len(o.pubAt) && !o.pubAt[d.seq].IsZero() {
 			e2e := d.at.Sub(o.pubAt[d.seq])
-			e2eUS = micros(e2e)
+			e2eUS = Micros(e2e)
 			_ = t.e2e.RecordValue(e2eUS)
-			_ = t.overhead.RecordValue(micros(e2e - d.finish.Sub(d.start)))
+			_ = t.overhead.RecordValue(Micros(e2e - d.finish.Sub(d.start)))
 		}
 		if t.series != nil {
 			t.series.add(d.at, e2eUS)
 		}
 		if k == 0 && !first.IsZero() {
-			_ = t.firstResult.RecordValue(micros(d.at.Sub(first)))
+			_ = t.firstResult.RecordValue(Micros(d.at.Sub(first)))
 		}
 		if d.at.After(t.last) {
 			t.last = d.at
 		}
 	}
 	if !o.doneAt.IsZero() && !first.IsZero() {
-		_ = t.turn.RecordValue(micros(o.doneAt.Sub(first)))
+		_ = t.turn.RecordValue(Micros(o.doneAt.Sub(first)))
 		if o.doneAt.After(t.last) {
 			t.last = o.doneAt
 		}
@@ -92,25 +90,14 @@ func (t *tally) progress() int {
 	return t.results
 }
 
-func ms(h *hdrhistogram.Histogram, q float64) float64 {
-	if h.TotalCount() == 0 {
-		return 0
-	}
-	return float64(h.ValueAtQuantile(q)) / 1000
-}
-
 // report fills in the figures of the run.
 func (t *tally) report() *Report {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := &Report{
 		Calls: t.calls, Turns: t.turns,
-		E2E: Spread{P50: ms(t.e2e, 50), P90: ms(t.e2e, 90), P99: ms(t.e2e, 99), P999: ms(t.e2e, 99.9),
-			Max: float64(t.e2e.Max()) / 1000},
-		Overhead:    P50P99{ms(t.overhead, 50), ms(t.overhead, 99)},
-		FirstResult: P50P99{ms(t.firstResult, 50), ms(t.firstResult, 99)},
-		Turn:        P50P99{ms(t.turn, 50), ms(t.turn, 99)},
-		Lost:        t.lost, Duplicates: t.dups, OrderViolations: t.order, ConcurrencyViolations: t.concurrency,
+		E2E: SpreadOf(t.e2e), Overhead: P50P99Of(t.overhead), FirstResult: P50P99Of(t.firstResult), Turn: P50P99Of(t.turn),
+		Lost: t.lost, Duplicates: t.dups, OrderViolations: t.order, ConcurrencyViolations: t.concurrency,
 		Errors: t.errors,
 	}
 	if t.series != nil {

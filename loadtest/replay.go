@@ -145,7 +145,7 @@ func Replay(ctx context.Context, c ReplayConfig, log []LogEvent) (*ReplayReport,
 		}
 	}
 
-	resetPeakRSS()
+	ResetPeakRSS(0)
 	before := tg.stageMsgs()
 	mix := map[string]int{}
 	want := time.Duration(float64(span)/c.Speed) * time.Duration(c.Loop)
@@ -251,7 +251,7 @@ loops:
 	if tg.p != nil && rep.Calls > 0 {
 		rep.StageMsgsPerCall = float64(tg.stageMsgs()-before) / float64(rep.Calls)
 	}
-	rep.RSSMiBMax = peakRSSMiB()
+	rep.RSSMiBMax = PeakRSSMiB(0)
 	if err := ctx.Err(); err != nil || c.Plot == "" {
 		return &ReplayReport{Report: rep, Mix: mix}, err
 	}

@@ -3,19 +3,25 @@ package loadtest
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 )
 
-// resetPeakRSS makes the peak RSS the current one, so that the peak read at
-// the end is the run's (Linux; elsewhere, or when refused, nothing happens).
-func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+// ResetPeakRSS makes a process's peak resident set its current one (Linux:
+// "5" to /proc/PID/clear_refs; pid 0 is this process), so that the peak
+// read after a run is the run's. It reports false when refused (not Linux,
+// or not allowed): the peak read later then covers the process's life.
+// The peers' load tests measure their servers with it.
+func ResetPeakRSS(pid int) bool {
+	return os.WriteFile(procPath(pid, "clear_refs"), []byte("5"), 0) == nil
+}
 
-// peakRSSMiB is the process's peak resident set (VmHWM) in MiB; 0 where
-// /proc/self/status does not say.
-func peakRSSMiB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
+// PeakRSSMiB is a process's peak resident set (VmHWM) in MiB (pid 0: this
+// process); 0 where /proc does not say.
+func PeakRSSMiB(pid int) float64 {
+	b, err := os.ReadFile(procPath(pid, "status"))
 	if err != nil {
 		return 0
 	}
@@ -32,4 +38,12 @@ func peakRSSMiB() float64 {
 		return kb / 1024
 	}
 	return 0
+}
+
+// procPath is a file of /proc for pid; pid 0 is this process.
+func procPath(pid int, name string) string {
+	if pid == 0 {
+		return "/proc/self/" + name
+	}
+	return fmt.Sprintf("/proc/%d/%s", pid, name)
 }

@@ -37,7 +37,7 @@ func run(ctx context.Context, c Config) (*Report, error) {
 	}
 	defer t.close()
 
-	resetPeakRSS()
+	ResetPeakRSS(0)
 	before := t.stageMsgs()
 	b := newBar(c.Progress, "synth", c.Duration)
 	rep := drive(ctx, c, t.turn(c), b.tick("synth"))
@@ -45,7 +45,7 @@ func run(ctx context.Context, c Config) (*Report, error) {
 	if t.p != nil && rep.Calls > 0 {
 		rep.StageMsgsPerCall = float64(t.stageMsgs()-before) / float64(rep.Calls)
 	}
-	rep.RSSMiBMax = peakRSSMiB()
+	rep.RSSMiBMax = PeakRSSMiB(0)
 	if err := ctx.Err(); err != nil {
 		return rep, err
 	}

@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/toolwire/toolwire/schemas"
@@ -50,28 +51,12 @@ func (st *Standing) Result() (*schemas.Lease, uint64) { return st.l, st.rev }
 // that carries the change.
 func (s *Store) Withdraw(st *Standing) (fired bool) {
 	s.mu.Lock()
-	list := s.standing[st.key]
-	for i, x := range list {
-		if x == st {
-			list = append(list[:i:i], list[i+1:]...)
-			break
-		}
-	}
-	if len(list) == 0 {
-		delete(s.standing, st.key)
-	} else {
-		s.standing[st.key] = list
-	}
+	s.unstand(st)
 	s.mu.Unlock()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.withdrawn = true
-	select {
-	case <-st.fired:
-		return true
-	default:
-		return false
-	}
+	return isFired(st)
 }
 
 // runStanding applies the key's standing updates to l after a batch's own
@@ -101,18 +86,7 @@ func (s *Store) runStanding(key string, l *schemas.Lease) []*Standing {
 func (s *Store) landStanding(sts []*Standing, l *schemas.Lease, rev uint64) {
 	s.mu.Lock()
 	for _, st := range sts {
-		list := s.standing[st.key]
-		for i, x := range list {
-			if x == st {
-				list = append(list[:i:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(s.standing, st.key)
-		} else {
-			s.standing[st.key] = list
-		}
+		s.unstand(st)
 	}
 	s.mu.Unlock()
 	for _, st := range sts {
@@ -120,6 +94,16 @@ func (s *Store) landStanding(sts []*Standing, l *schemas.Lease, rev uint64) {
 		close(st.fired)
 		st.mu.Unlock()
 	}
+}
+
+// unstand takes st off its key's list; s.mu is held.
+func (s *Store) unstand(st *Standing) {
+	list := slices.DeleteFunc(s.standing[st.key], func(x *Standing) bool { return x == st })
+	if len(list) == 0 {
+		delete(s.standing, st.key)
+		return
+	}
+	s.standing[st.key] = list
 }
 
 // dropStanding releases standing updates whose write did not land; they

@@ -220,16 +220,22 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 		var rev uint64
 		var err error
 		unsure := false
-		c, crev, trusted, ok := s.cached(key)
+		// A retry has seen the lease; the first attempt may not have.
+		known, hit := !useCache, false
+		if useCache {
+			var trusted bool
+			l, rev, trusted, hit = s.cached(key)
+			known, unsure = hit, !trusted
+		}
 		switch {
-		case useCache && ok:
-			l, rev, unsure = c, crev, !trusted
-		case attempt == 0 && !ok && makesAll(batch):
+		case hit:
+		case attempt == 0 && !known && makesAll(batch):
 			// A turn this process does not know is most likely new:
 			// try to make its lease (the create refuses if it exists)
 			// instead of reading first.
 			err = jetstream.ErrKeyNotFound
 		default:
+			unsure = false
 			l, rev, err = s.Get(ctx, tenant, turn)
 		}
 		useCache = false

@@ -150,8 +150,8 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	fmt.Fprintf(c.Log, "running %s for %s\n", c.Mode, c.Duration)
 
-	resetPeakRSS(srv.PID())
-	resetPeakRSS(os.Getpid())
+	loadtest.ResetPeakRSS(srv.PID())
+	loadtest.ResetPeakRSS(os.Getpid())
 	t := newTally()
 	start := time.Now()
 	rctx, cancel := context.WithDeadline(ctx, start.Add(c.Duration+c.Drain))
@@ -162,8 +162,8 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		closedLoop(rctx, cl, t, c.Concurrency, c.CallsPerTurn, start, c.Duration)
 	}
 	res.Report = t.report(start)
-	res.Report.RSSMiBMax = peakRSSMiB(srv.PID())
-	res.ClientRSSMiB = peakRSSMiB(os.Getpid())
+	res.Report.RSSMiBMax = loadtest.PeakRSSMiB(srv.PID())
+	res.ClientRSSMiB = loadtest.PeakRSSMiB(os.Getpid())
 	return res, ctx.Err()
 }
 

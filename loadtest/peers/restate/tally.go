@@ -70,11 +70,9 @@ type tally struct {
 }
 
 func newTally() *tally {
-	h := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3) }
+	h := loadtest.NewHistogram
 	return &tally{e2e: h(), firstResult: h(), turnLength: h()}
 }
-
-func micros(d time.Duration) int64 { return max(d.Microseconds(), 0) }
 
 // add counts one turn. e2e is per result from the turn's start, when all
 // its calls were sent; first result and turn are recorded only for a turn
@@ -95,7 +93,7 @@ func (t *tally) add(o *turnObs) {
 	var first, last time.Time
 	for _, d := range o.deliveries {
 		t.results++
-		_ = t.e2e.RecordValue(micros(d.at.Sub(o.start)))
+		_ = t.e2e.RecordValue(loadtest.Micros(d.at.Sub(o.start)))
 		if first.IsZero() || d.at.Before(first) {
 			first = d.at
 		}
@@ -104,21 +102,14 @@ func (t *tally) add(o *turnObs) {
 		}
 	}
 	if !first.IsZero() {
-		_ = t.firstResult.RecordValue(micros(first.Sub(o.start)))
+		_ = t.firstResult.RecordValue(loadtest.Micros(first.Sub(o.start)))
 	}
 	if v.lost == 0 && !last.IsZero() {
-		_ = t.turnLength.RecordValue(micros(last.Sub(o.start)))
+		_ = t.turnLength.RecordValue(loadtest.Micros(last.Sub(o.start)))
 	}
 	if last.After(t.last) {
 		t.last = last
 	}
-}
-
-func ms(h *hdrhistogram.Histogram, q float64) float64 {
-	if h.TotalCount() == 0 {
-		return 0
-	}
-	return float64(h.ValueAtQuantile(q)) / 1000
 }
 
 // report fills in the figures of a run that started at start, in
@@ -130,12 +121,9 @@ func (t *tally) report(start time.Time) *loadtest.Report {
 	defer t.mu.Unlock()
 	r := &loadtest.Report{
 		Calls: t.calls, Turns: t.turns,
-		E2E: loadtest.Spread{P50: ms(t.e2e, 50), P90: ms(t.e2e, 90), P99: ms(t.e2e, 99), P999: ms(t.e2e, 99.9),
-			Max: float64(t.e2e.Max()) / 1000},
-		Overhead:    loadtest.P50P99{P50: ms(t.e2e, 50), P99: ms(t.e2e, 99)},
-		FirstResult: loadtest.P50P99{P50: ms(t.firstResult, 50), P99: ms(t.firstResult, 99)},
-		Turn:        loadtest.P50P99{P50: ms(t.turnLength, 50), P99: ms(t.turnLength, 99)},
-		Lost:        t.lost, Duplicates: t.dups, OrderViolations: t.order,
+		E2E: loadtest.SpreadOf(t.e2e), Overhead: loadtest.P50P99Of(t.e2e),
+		FirstResult: loadtest.P50P99Of(t.firstResult), Turn: loadtest.P50P99Of(t.turnLength),
+		Lost: t.lost, Duplicates: t.dups, OrderViolations: t.order,
 		Errors: t.errs,
 	}
 	end := t.last

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -37,4 +38,12 @@ func cpuTime(pid int) time.Duration {
 		return 0
 	}
 	return time.Duration(utime+stime) * time.Second / userHZ
+}
+
+// procPath is a file of /proc for pid; pid 0 is this process.
+func procPath(pid int, name string) string {
+	if pid == 0 {
+		return "/proc/self/" + name
+	}
+	return fmt.Sprintf("/proc/%d/%s", pid, name)
 }

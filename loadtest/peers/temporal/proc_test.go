@@ -20,10 +20,7 @@ func TestProcFigures(t *testing.T) {
 	if cpuTime(0) <= 0 {
 		t.Error("cpuTime(0) (this process) is 0")
 	}
-	if rss := peakRSSMiB(os.Getpid()); rss <= 0 {
-		t.Errorf("peakRSSMiB = %g, want more than 0", rss)
-	}
-	if cpuTime(-1) != 0 || peakRSSMiB(-1) != 0 {
-		t.Error("figures of no process are not 0")
+	if cpuTime(-1) != 0 {
+		t.Error("the CPU time of no process is not 0")
 	}
 }

@@ -74,12 +74,12 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Result, error) {
 	if o.err != nil {
 		return nil, fmt.Errorf("warm-up turn: %w", o.err)
 	}
-	res := &Result{Version: srv.Version, PeakReset: resetPeakRSS(srv.PID()), Config: c}
-	resetPeakRSS(0)
+	res := &Result{Version: srv.Version, PeakReset: loadtest.ResetPeakRSS(srv.PID()), Config: c}
+	loadtest.ResetPeakRSS(0)
 	srvCPU, ownCPU := cpuTime(srv.PID()), cpuTime(0)
 	res.Report = d.drive(ctx, log)
 	res.ServerCPU, res.DriverCPU = cpuTime(srv.PID())-srvCPU, cpuTime(0)-ownCPU
-	res.Report.RSSMiBMax = peakRSSMiB(srv.PID())
-	res.DriverRSSMiB = peakRSSMiB(0)
+	res.Report.RSSMiBMax = loadtest.PeakRSSMiB(srv.PID())
+	res.DriverRSSMiB = loadtest.PeakRSSMiB(0)
 	return res, nil
 }

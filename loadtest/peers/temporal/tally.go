@@ -81,12 +81,10 @@ type tally struct {
 }
 
 func newTally(maxConc int) *tally {
-	// As synth: microseconds up to an hour, 3 significant digits.
-	h := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3) }
+	// As synth's figures are made.
+	h := loadtest.NewHistogram
 	return &tally{maxConc: maxConc, e2e: h(), overhead: h(), firstResult: h(), turn: h()}
 }
-
-func micros(d time.Duration) int64 { return max(d.Microseconds(), 0) }
 
 // add counts one turn. A workflow returns its results together, so every
 // call's e2e, the turn's first result and the turn itself all end when the
@@ -112,13 +110,13 @@ func (t *tally) add(o *turnObs) {
 	e2e := o.done.Sub(o.t0)
 	for _, r := range o.results {
 		t.results++
-		_ = t.e2e.RecordValue(micros(e2e))
-		_ = t.overhead.RecordValue(micros(e2e - time.Duration(r.FinishAt-r.StartedAt)))
+		_ = t.e2e.RecordValue(loadtest.Micros(e2e))
+		_ = t.overhead.RecordValue(loadtest.Micros(e2e - time.Duration(r.FinishAt-r.StartedAt)))
 	}
 	if len(o.results) > 0 {
-		_ = t.firstResult.RecordValue(micros(e2e))
+		_ = t.firstResult.RecordValue(loadtest.Micros(e2e))
 	}
-	_ = t.turn.RecordValue(micros(e2e))
+	_ = t.turn.RecordValue(loadtest.Micros(e2e))
 	if o.done.After(t.last) {
 		t.last = o.done
 	}
@@ -131,13 +129,6 @@ func (t *tally) progress() int {
 	return t.results
 }
 
-func ms(h *hdrhistogram.Histogram, q float64) float64 {
-	if h.TotalCount() == 0 {
-		return 0
-	}
-	return float64(h.ValueAtQuantile(q)) / 1000
-}
-
 // report fills in the figures of a run that started at start, in synth's
 // Report. There are no stages, so stage_msgs_per_call is 0, and no
 // baseline, so its figures are 0.
@@ -146,12 +137,9 @@ func (t *tally) report(start time.Time) *loadtest.Report {
 	defer t.mu.Unlock()
 	r := &loadtest.Report{
 		Calls: t.calls, Turns: t.turns,
-		E2E: loadtest.Spread{P50: ms(t.e2e, 50), P90: ms(t.e2e, 90), P99: ms(t.e2e, 99), P999: ms(t.e2e, 99.9),
-			Max: float64(t.e2e.Max()) / 1000},
-		Overhead:    loadtest.P50P99{P50: ms(t.overhead, 50), P99: ms(t.overhead, 99)},
-		FirstResult: loadtest.P50P99{P50: ms(t.firstResult, 50), P99: ms(t.firstResult, 99)},
-		Turn:        loadtest.P50P99{P50: ms(t.turn, 50), P99: ms(t.turn, 99)},
-		Lost:        t.lost, Duplicates: t.dups, OrderViolations: t.order, ConcurrencyViolations: t.concurrency,
+		E2E: loadtest.SpreadOf(t.e2e), Overhead: loadtest.P50P99Of(t.overhead),
+		FirstResult: loadtest.P50P99Of(t.firstResult), Turn: loadtest.P50P99Of(t.turn),
+		Lost: t.lost, Duplicates: t.dups, OrderViolations: t.order, ConcurrencyViolations: t.concurrency,
 		Errors: t.errors,
 	}
 	end := t.last
