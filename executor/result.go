@@ -149,7 +149,7 @@ func (e *Executor) publishResult(ctx context.Context, p subjects.Parsed, trace s
 		return fmt.Errorf("executor: encode result: %w", err)
 	}
 	subject := e.cfg.Space.Result(p.Tenant, p.Turn, r.Seq)
-	_, err = e.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: body}, jetstream.WithMsgID(subjects.ResultMsgID(p.Tenant, p.Turn, r.Seq)))
+	_, err = e.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: body})
 	if err == nil {
 		return nil
 	}

@@ -137,7 +137,7 @@ func TestPoisonResultDeadLettered(t *testing.T) {
 	}
 	// Result 1: the headers of a result, a body that is not one.
 	h, _ := encode(t, turn, 1, &schemas.ToolResult{Seq: 1, ToolUseID: "toolu_1"})
-	publish(t, ctx, js, sp.Result(tenant, turn, 1), h, []byte("\xc1 garbage"), jetstream.WithMsgID(subjects.ResultMsgID(tenant, turn, 1)))
+	publish(t, ctx, js, sp.Result(tenant, turn, 1), h, []byte("\xc1 garbage"))
 	if err := publishResult(ctx, js, turn, 2); err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@
 // Instances keep no state that matters. The out subject itself is the
 // cursor: every append expects the subject's last sequence
 // (Nats-Expected-Last-Subject-Sequence), so of two instances racing to
-// append the same result one wins and the other re-reads; Nats-Msg-Id drops
-// a retried append. A result message is acknowledged only once the cursor
+// append the same result one wins and the other re-reads, and a retried
+// append that was stored finds the cursor moved on. A result message is acknowledged only once the cursor
 // has passed it, so a gap is always retried and nothing is lost.
 package reorder
 
@@ -239,7 +239,6 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 			}
 		}
 		ack, err := r.js.PublishMsg(ctx, &nats.Msg{Subject: r.cfg.Space.Out(p.Tenant, p.Turn), Header: schemas.EventHeaders(h), Data: body},
-			jetstream.WithMsgID(subjects.OutMsgID(p.Tenant, p.Turn, cur.delivered)),
 			jetstream.WithExpectLastSequencePerSubject(cur.last))
 		if err == nil && !ack.Duplicate {
 			cur.last = ack.Sequence

@@ -15,7 +15,6 @@ import (
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
-	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool/testtools"
 )
 
@@ -51,7 +50,27 @@ func publishResult(ctx context.Context, js jetstream.JetStream, turn string, seq
 	if err != nil {
 		return err
 	}
-	_, err = js.PublishMsg(ctx, natsMsg(sp.Result(tenant, turn, seq), h, body), jetstream.WithMsgID(subjects.ResultMsgID(tenant, turn, seq)))
+	return publishOnce(ctx, js, sp.Result(tenant, turn, seq), h, body)
+}
+
+// publishOnce publishes to a result subject as the stages do: a refusal
+// is fine when the subject holds its one message; when reorder took that
+// message off in between, the publish is tried again (and reorder turns
+// the copy away).
+func publishOnce(ctx context.Context, js jetstream.JetStream, subject string, h nats.Header, body []byte) error {
+	var err error
+	for range 3 {
+		if _, err = js.PublishMsg(ctx, natsMsg(subject, h, body)); err == nil {
+			return nil
+		}
+		s, serr := js.Stream(ctx, sp.ResultStream())
+		if serr != nil {
+			return serr
+		}
+		if _, gerr := s.GetLastMsgForSubject(ctx, subject); gerr == nil {
+			return nil
+		}
+	}
 	return err
 }
 
@@ -61,8 +80,7 @@ func publishEndMarker(ctx context.Context, js jetstream.JetStream, turn string, 
 	if err != nil {
 		return err
 	}
-	_, err = js.PublishMsg(ctx, natsMsg(sp.ResultEnd(tenant, turn), h, body), jetstream.WithMsgID(subjects.ResultEndMsgID(tenant, turn)))
-	return err
+	return publishOnce(ctx, js, sp.ResultEnd(tenant, turn), h, body)
 }
 
 func (m resultMsg) publish(ctx context.Context, js jetstream.JetStream) error {

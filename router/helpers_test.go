@@ -18,6 +18,7 @@ var (
 	publishEnd    = testenv.PublishEnd
 	readTurn      = testenv.ReadTurn
 	subjectMsgs   = testenv.SubjectMsgs
+	published     = testenv.Published
 	waitFor       = testenv.WaitFor
 	mustStore     = testenv.Store
 	startPipeline = testenv.Pipeline

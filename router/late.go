@@ -30,8 +30,9 @@ func pastEnd(l *schemas.Lease, seq int) string {
 	return ""
 }
 
-// errTurnOver is an opener's refusal: the turn has an end marker but no
-// lease, so it was completed and its lease expired.
+// errTurnOver is an opener's refusal: the turn has results delivered but
+// no lease, so its lease expired (the end marker, removed once the turn is
+// delivered, cannot say).
 var errTurnOver = errors.New(texts.TurnOver)
 
 // opener makes the lease of a turn this router sees first — unless the
@@ -59,18 +60,19 @@ func (r *Router) opener(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 	return o
 }
 
-// fresh is the lease.Store's fresh function. The end marker is published
-// only after the lease exists (end, discard, closeAt), so a marker without
-// a lease means an expired turn; the lease is read again after the marker
-// because another router may have made both since the store's read.
+// fresh is the lease.Store's fresh function. A result reaches the turn's
+// out subject only after its call was routed on the lease, so an out
+// message without a lease means an expired turn; the lease is read again
+// after the out subject because another router may have made it since the
+// store's read.
 func (o *opener) fresh() *schemas.Lease {
 	o.refused = nil
-	_, err := o.r.results.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn))
+	_, err := o.r.out.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn))
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		return schemas.NewLease(o.max, time.Now())
 	case err != nil:
-		o.refused = fmt.Errorf("router: read the turn's end marker: %w", err)
+		o.refused = fmt.Errorf("router: read the turn's out subject: %w", err)
 		return nil
 	}
 	_, _, err = o.r.store.Get(o.ctx, o.p.Tenant, o.p.Turn)
@@ -137,7 +139,7 @@ func (r *Router) publishResult(ctx context.Context, p subjects.Parsed, u *schema
 	res := answer.Error(u.Seq, u.ToolUseID, u.Name, "router", why, time.Now())
 	res.Late = late
 	subject := r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)
-	err := r.publish(ctx, subject, subjects.ResultMsgID(p.Tenant, p.Turn, u.Seq), p, "", u.Seq, res)
+	err := r.publish(ctx, subject, "", p, "", u.Seq, res)
 	if err != nil && !r.subjectHasMsg(ctx, subject) {
 		return err
 	}

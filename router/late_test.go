@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/testenv"
@@ -21,8 +22,8 @@ import (
 
 // TestCallAfterTurnEndNotRun: a tool_use at or past the count its turn's
 // end gave must not run — its side effects would happen and its result
-// never be delivered. It is answered (the result is stored on its result
-// subject), dead-lettered with the reason and counted; the turn completes
+// never be delivered. It is answered (the result is published on its
+// result subject), dead-lettered with the reason and counted; the turn completes
 // with the calls it had, before and after the late one arrives.
 func TestCallAfterTurnEndNotRun(t *testing.T) {
 	srv := testenv.Server(t)
@@ -44,18 +45,17 @@ func TestCallAfterTurnEndNotRun(t *testing.T) {
 		t.Fatalf("turn: %v, %d results", err, len(results))
 	}
 	// After the turn is done: seq 1 (at the count) and seq 7 (past it).
+	answers := []func() []*nats.Msg{published(t, js, sp.Result(tenant, turn, 1)), published(t, js, sp.Result(tenant, turn, 7))}
 	publishUse(t, ctx, js, turn, bash(1, "at_end"))
 	publishUse(t, ctx, js, turn, bash(7, "past_end"))
 
-	stream, err := js.Stream(ctx, sp.ResultStream())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, seq := range []int{1, 7} {
-		var m *jetstream.RawStreamMsg
-		waitFor(t, 10*time.Second, "the stored answer of the late call", func() bool {
-			m, err = stream.GetLastMsgForSubject(ctx, sp.Result(tenant, turn, seq))
-			return err == nil
+	for i, seq := range []int{1, 7} {
+		var m *nats.Msg
+		waitFor(t, 10*time.Second, "the answer of the late call", func() bool {
+			if got := answers[i](); len(got) > 0 {
+				m = got[0]
+			}
+			return m != nil
 		})
 		_, data, err := schemas.Decode(m.Header, m.Data)
 		res, ok := data.(*schemas.ToolResult)
@@ -86,7 +86,7 @@ func TestCallAfterTurnEndNotRun(t *testing.T) {
 
 // TestCallAfterExpiredTurnNotRun: once a completed turn's lease has expired,
 // a tool_use for it (a replay, a late retry) must not bring the turn back
-// and run: the turn's end marker says it is over.
+// and run: the turn's out subject says it is over.
 func TestCallAfterExpiredTurnNotRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to expire")
@@ -150,21 +150,16 @@ func TestLateCallWhileTurnRuns(t *testing.T) {
 	defer cancel()
 
 	const turn = "late_running"
+	first, late := published(t, js, sp.Result(tenant, turn, 0)), published(t, js, sp.Result(tenant, turn, 2))
 	publishUse(t, ctx, js, turn, &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Noop", Input: schemas.RawJSON(`{}`), Complete: true})
 	publishUse(t, ctx, js, turn, &schemas.ToolUse{Seq: 1, ToolUseID: "toolu_1", Name: "Sleep", Input: schemas.RawJSON(`{"ms":600}`), Complete: true})
 	publishEnd(t, ctx, js, turn, 2)
-	stream, err := js.Stream(ctx, sp.ResultStream())
-	if err != nil {
-		t.Fatal(err)
-	}
 	waitFor(t, 10*time.Second, "call 0's result", func() bool {
-		_, err := stream.GetLastMsgForSubject(ctx, sp.Result(tenant, turn, 0))
-		return err == nil
+		return len(first()) > 0
 	})
 	publishUse(t, ctx, js, turn, &schemas.ToolUse{Seq: 2, ToolUseID: "toolu_2", Name: "Noop", Input: schemas.RawJSON(`{}`), Complete: true})
-	waitFor(t, 10*time.Second, "the late call's stored answer", func() bool {
-		_, err := stream.GetLastMsgForSubject(ctx, sp.Result(tenant, turn, 2))
-		return err == nil
+	waitFor(t, 10*time.Second, "the late call's answer", func() bool {
+		return len(late()) > 0
 	})
 	results, done, err := readTurn(ctx, cl, turn)
 	if err != nil {

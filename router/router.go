@@ -98,6 +98,8 @@ type Router struct {
 	catalog *catalog
 	cons    jetstream.Consumer
 	results jetstream.Stream
+	// out is read for the turns this router sees first (opener).
+	out jetstream.Stream
 	// adStream is the tool advertisements' stream.
 	adStream jetstream.Stream
 	limits   limits
@@ -128,11 +130,15 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
+	out, err := js.Stream(ctx, sp.OutStream())
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
 	adStream, err := js.Stream(ctx, sp.ToolsStream())
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, results: results, adStream: adStream, limits: limits{cfg.Limits}}
+	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, results: results, out: out, adStream: adStream, limits: limits{cfg.Limits}}
 	for _, t := range cfg.Tools.Tools() {
 		s, err := coercion.Compile(t.InputSchema())
 		if err != nil {

@@ -89,7 +89,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	if d.Lease = lease.Snapshot(written); d.Lease != nil {
 		d.LeaseRev = rev
 	}
-	return r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), subjects.DispatchMsgID(p.Tenant, p.Turn, u.Seq), p, meta.TraceParent, u.Seq, d)
+	return r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), "", p, meta.TraceParent, u.Seq, d)
 }
 
 // route is where a call of a tool goes and how its input is checked.
@@ -206,7 +206,7 @@ func (r *Router) end(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd)
 // publishEnd gives reorder the turn's end. The lease's count is the one
 // that holds when two ends disagree (a discard closed the turn first).
 func (r *Router) publishEnd(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd) error {
-	err := r.publish(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn), subjects.ResultEndMsgID(p.Tenant, p.Turn), p, "", -1, e)
+	err := r.publish(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn), "", p, "", -1, e)
 	if err != nil && r.subjectHasMsg(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn)) {
 		return nil
 	}

@@ -341,7 +341,11 @@ func (s Space) BlobName(tenant, turn string, seq int) string {
 }
 
 // Message ids for Nats-Msg-Id: a retried publish of the same thing carries
-// the same id, so the server drops it inside the dedup window.
+// the same id, so the server drops it inside the dedup window. What the
+// stages publish carries none: a repeated dispatch finds its call claimed
+// or done in the lease, a result subject holds one message, and every out
+// append expects the subject's last sequence; an id would only cost the
+// server memory for the whole window (docs/jetstream.md, Retention).
 
 // UseMsgID identifies a tool_use event.
 func UseMsgID(tenant, turn string, seq int) string {
@@ -351,26 +355,7 @@ func UseMsgID(tenant, turn string, seq int) string {
 // InMsgID identifies a turn-level input event (end, cancel, discard).
 func InMsgID(tenant, turn, kind string) string { return tenant + "/" + turn + "/" + kind }
 
-// DispatchMsgID identifies a routed call.
-func DispatchMsgID(tenant, turn string, seq int) string {
-	return tenant + "/" + turn + "/" + strconv.Itoa(seq) + "/dispatch"
-}
-
-// ResultMsgID identifies a call's result: one per call whatever the attempt,
-// so a second attempt cannot publish a second result.
-func ResultMsgID(tenant, turn string, seq int) string {
-	return tenant + "/" + turn + "/" + strconv.Itoa(seq) + "/result"
-}
-
 // ApprovalMsgID identifies a call's approval request or decision.
 func ApprovalMsgID(tenant, turn string, seq int, kind string) string {
 	return tenant + "/" + turn + "/" + strconv.Itoa(seq) + "/approval-" + kind
-}
-
-// ResultEndMsgID identifies the end marker in the result stream.
-func ResultEndMsgID(tenant, turn string) string { return tenant + "/" + turn + "/result-end" }
-
-// OutMsgID identifies the n-th message (results, then turn_done) of a turn's out subject.
-func OutMsgID(tenant, turn string, n int) string {
-	return tenant + "/" + turn + "/out/" + strconv.Itoa(n)
 }

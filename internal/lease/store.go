@@ -18,6 +18,14 @@ import (
 // DefaultTTL is how long a turn's lease lives after its last change.
 const DefaultTTL = time.Hour
 
+// FinishedTTL is how long a complete turn's lease lives (when the store's
+// TTL is not shorter): finished turns must not pile up in the server's
+// memory, which holds every key. Nothing needs the lease of a complete turn
+// for long: a late event finds the turn over by its out subject, and a
+// redelivered dispatch without a lease is answered, not run, and its answer
+// dropped by reorder, which has delivered the turn.
+const FinishedTTL = 15 * time.Second
+
 // maxAttempts bounds one Update's compare-and-set loop. Conflicts are normal
 // (every call of a turn writes the same key), so the bound is generous.
 const maxAttempts = 200
@@ -372,8 +380,12 @@ func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease
 	}
 	key := s.space.LeaseKey(tenant, turn)
 	sent := s.cache.now()
+	ttl := s.ttl
+	if ttl > FinishedTTL && Complete(l) {
+		ttl = FinishedTTL
+	}
 	if rev == 0 {
-		r, err := s.kv.Create(ctx, key, b, jetstream.KeyTTL(s.ttl))
+		r, err := s.kv.Create(ctx, key, b, jetstream.KeyTTL(ttl))
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			return 0, errConflict
 		}
@@ -384,7 +396,7 @@ func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease
 	}
 	m := nats.NewMsg(s.space.LeaseSubject(tenant, turn))
 	m.Data = b
-	ack, err := s.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(rev), jetstream.WithMsgTTL(s.ttl))
+	ack, err := s.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(rev), jetstream.WithMsgTTL(ttl))
 	if err != nil {
 		return 0, err
 	}

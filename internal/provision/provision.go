@@ -5,6 +5,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -21,11 +22,19 @@ type Config struct {
 	Replicas int
 	// MaxAge bounds how long events, results and leases are kept (default 24 h).
 	MaxAge time.Duration
-	// Dedup is the Nats-Msg-Id window (default 2 min).
+	// Dedup is the Nats-Msg-Id window (default DefaultDedup).
 	Dedup time.Duration
 	// LeaseTTL is how long an idle lease lives (default 1 h).
 	LeaseTTL time.Duration
 }
+
+// DefaultDedup is the Nats-Msg-Id window. It covers a publish retried
+// after a timeout or a quick redelivery; nothing depends on it for
+// correctness (a repeated tool_use or dispatch finds its call in the lease,
+// results and out messages are kept single by subject rules), and the
+// server holds every id of the window in memory: at 2,000 calls/s a 2 min
+// window was the largest part of the server's heap.
+const DefaultDedup = 10 * time.Second
 
 func (c Config) withDefaults() Config {
 	if c.Replicas == 0 {
@@ -35,7 +44,7 @@ func (c Config) withDefaults() Config {
 		c.MaxAge = 24 * time.Hour
 	}
 	if c.Dedup == 0 {
-		c.Dedup = 2 * time.Minute
+		c.Dedup = DefaultDedup
 	}
 	if c.LeaseTTL == 0 {
 		c.LeaseTTL = lease.DefaultTTL
@@ -48,8 +57,11 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 	c = c.withDefaults()
 	streams := []jetstream.StreamConfig{
 		{
-			Name: sp.InStream(), Subjects: []string{sp.InAll()},
-			Description: "tool_use, turn_end, turn_cancel and turn_discard events; replayable",
+			// Interest: an event is removed once the router has acked it,
+			// so a finished turn leaves nothing here (docs/jetstream.md,
+			// Retention).
+			Name: sp.InStream(), Subjects: []string{sp.InAll()}, Retention: jetstream.InterestPolicy,
+			Description: "tool_use, turn_end, turn_cancel and turn_discard events, until the router has them",
 		},
 		{
 			Name: sp.ExecStream(), Subjects: []string{sp.ExecAll()}, Retention: jetstream.WorkQueuePolicy,
@@ -57,13 +69,15 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 		},
 		{
 			// One message per subject, and a second one is refused: a call
-			// has exactly one result whatever the attempts.
-			Name: sp.ResultStream(), Subjects: []string{sp.ResultAll()},
+			// has exactly one result whatever the attempts. Interest: a
+			// result is removed once reorder has it in the out stream,
+			// whose cursor then turns away any later copy.
+			Name: sp.ResultStream(), Subjects: []string{sp.ResultAll()}, Retention: jetstream.InterestPolicy,
 			MaxMsgsPerSubject: 1, Discard: jetstream.DiscardNew, DiscardNewPerSubject: true,
-			Description: "one result per call and each turn's end marker, in any order",
+			Description: "one result per call and each turn's end marker, in any order, until reorder has them",
 		},
 		{
-			Name: sp.OutStream(), Subjects: []string{sp.OutAll()},
+			Name: sp.OutStream(), Subjects: []string{sp.OutAll()}, MaxMsgsPerSubject: outPerTurn,
 			Description: "each turn's results in call order, then turn_done",
 		},
 		{
@@ -87,14 +101,19 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 			return fmt.Errorf("provision: stream %s: %w", sc.Name, err)
 		}
 	}
+	if err := interest(ctx, js, sp); err != nil {
+		return err
+	}
 	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      sp.LeaseBucket(),
 		Description: "per-turn lease: call states, safe flags, turn context",
 		History:     1,
 		Storage:     c.Storage,
 		Replicas:    c.Replicas,
-		// Turns on per-key TTLs (and the delete markers on expiry).
-		LimitMarkerTTL: time.Minute,
+		// Turns on per-key TTLs (and the delete markers on expiry). The
+		// markers are kept short: each holds its key in the server's
+		// memory, and only the watches, in real time, need them.
+		LimitMarkerTTL: 5 * time.Second,
 		// Every stored write, with its revision, for the workers watching
 		// the turn (lease.Watcher): they write next without reading first.
 		RePublish: &jetstream.RePublish{Source: sp.LeaseChangesSource(), Destination: sp.LeaseChangesDestination()},
@@ -161,8 +180,33 @@ func (c ConsumerConfig) WithDefaults() ConsumerConfig {
 
 // Consumer creates or updates a durable pull consumer on stream.
 func Consumer(ctx context.Context, js jetstream.JetStream, stream, name, filter string, c ConsumerConfig) (jetstream.Consumer, error) {
+	cons, err := js.CreateOrUpdateConsumer(ctx, stream, consumerConfig(name, filter, c))
+	if err != nil {
+		return nil, fmt.Errorf("provision: consumer %s on %s: %w", name, stream, err)
+	}
+	return cons, nil
+}
+
+// interest makes the consumers of the interest streams, if missing, with
+// the defaults: an interest stream drops a message that no consumer wants
+// when it arrives, so a call published before its router first started
+// would be lost. A stage binding later sets its own settings.
+func interest(ctx context.Context, js jetstream.JetStream, sp subjects.Space) error {
+	for _, c := range []struct{ stream, name, filter string }{
+		{sp.InStream(), sp.RouterConsumer(), sp.InAll()},
+		{sp.ResultStream(), sp.ReorderConsumer(), sp.ResultAll()},
+	} {
+		_, err := js.CreateConsumer(ctx, c.stream, consumerConfig(c.name, c.filter, ConsumerConfig{}))
+		if err != nil && !errors.Is(err, jetstream.ErrConsumerExists) {
+			return fmt.Errorf("provision: consumer %s on %s: %w", c.name, c.stream, err)
+		}
+	}
+	return nil
+}
+
+func consumerConfig(name, filter string, c ConsumerConfig) jetstream.ConsumerConfig {
 	c = c.WithDefaults()
-	cons, err := js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{
+	return jetstream.ConsumerConfig{
 		Durable:       name,
 		FilterSubject: filter,
 		AckPolicy:     jetstream.AckExplicitPolicy,
@@ -170,9 +214,10 @@ func Consumer(ctx context.Context, js jetstream.JetStream, stream, name, filter 
 		MaxAckPending: c.MaxAckPending,
 		MaxDeliver:    c.MaxDeliver,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("provision: consumer %s on %s: %w", name, stream, err)
 	}
-	return cons, nil
 }
+
+// outPerTurn bounds a turn's out subject far above any turn's results. A
+// per-subject bound also makes the server write the stream in 4 MB blocks
+// rather than 8 MB ones, and it keeps the blocks it writes in memory.
+const outPerTurn = 1 << 20

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,4 +126,34 @@ func Store(t testing.TB, ctx context.Context, srv *embedded.Server) *lease.Store
 		t.Fatal(err)
 	}
 	return s
+}
+
+// Published records every message published on subject (wildcards
+// allowed) from now on, over core NATS: an interest stream keeps a message
+// only until its consumer has acked it, so what a stage published cannot
+// always be read back. The function returns what was seen so far.
+func Published(t testing.TB, js jetstream.JetStream, subject string) func() []*nats.Msg {
+	t.Helper()
+	nc := js.Conn()
+	sub, err := nc.SubscribeSync(subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []*nats.Msg
+	return func() []*nats.Msg {
+		mu.Lock()
+		defer mu.Unlock()
+		for {
+			m, err := sub.NextMsg(time.Millisecond)
+			if err != nil {
+				return slices.Clone(seen)
+			}
+			seen = append(seen, m)
+		}
+	}
 }
