@@ -2,11 +2,28 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/schemas"
+)
+
+// ErrSlowDown is a publish the pipeline kept refusing until the context
+// ended: its in stream holds as many events waiting for a router as it may
+// (the routers are behind). Nothing of the refused event entered the
+// pipeline; sending it again later is safe, as is sending the turn's
+// accepted events again.
+var ErrSlowDown = errors.New("client: the pipeline is behind (its in stream is full): slow down and send again")
+
+// Back-off while the in stream is full: the producer waits, instead of the
+// server's backlog or the client's buffers growing.
+const (
+	slowFirst = 5 * time.Millisecond
+	slowMax   = 500 * time.Millisecond
 )
 
 // pending collects the acks of publishes sent without waiting.
@@ -14,13 +31,21 @@ type pending struct {
 	futures []jetstream.PubAckFuture
 }
 
-// wait returns the first failed publish, or nil when all were stored.
-func (p *pending) wait(ctx context.Context) error {
+// wait returns the first failed publish, or nil when all were stored. A
+// publish refused because the in stream is full is sent again, waiting as
+// sendMsg does.
+func (p *pending) wait(ctx context.Context, c *Client) error {
 	for _, f := range p.futures {
 		select {
 		case <-f.Ok():
 		case err := <-f.Err():
-			return fmt.Errorf("client: publish %s: %w", f.Msg().Subject, err)
+			if !jserr.Full(err) {
+				return fmt.Errorf("client: publish %s: %w", f.Msg().Subject, err)
+			}
+			// The message carries its Nats-Msg-Id header already.
+			if err := c.publishSlowed(ctx, f.Msg(), err); err != nil {
+				return err
+			}
 		case <-ctx.Done():
 			return fmt.Errorf("client: publish %s: %w", f.Msg().Subject, ctx.Err())
 		}
@@ -63,8 +88,37 @@ func (c *Client) sendMsg(ctx context.Context, p *pending, m *nats.Msg, msgID str
 		p.futures = append(p.futures, f)
 		return nil
 	}
-	if _, err := c.js.PublishMsg(ctx, m, jetstream.WithMsgID(msgID)); err != nil {
+	_, err := c.js.PublishMsg(ctx, m, jetstream.WithMsgID(msgID))
+	if jserr.Full(err) {
+		return c.publishSlowed(ctx, m, err)
+	}
+	if err != nil {
 		return fmt.Errorf("client: publish %s: %w", m.Subject, err)
 	}
 	return nil
+}
+
+// publishSlowed sends m again, with a growing pause, for as long as the in
+// stream is full and ctx allows; refused is the refusal that brought it
+// here. m carries its Nats-Msg-Id header.
+func (c *Client) publishSlowed(ctx context.Context, m *nats.Msg, refused error) error {
+	pause := slowFirst
+	for {
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("client: publish %s: %w (%w; the last refusal: %w)", m.Subject, ErrSlowDown, ctx.Err(), refused)
+		case <-t.C:
+		}
+		_, err := c.js.PublishMsg(ctx, m)
+		switch {
+		case err == nil:
+			return nil
+		case !jserr.Full(err):
+			return fmt.Errorf("client: publish %s: %w", m.Subject, err)
+		}
+		refused = err
+		pause = min(2*pause, slowMax)
+	}
 }

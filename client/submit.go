@@ -129,7 +129,7 @@ func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opt
 	if err := c.publishEnd(ctx, p, turn, &schemas.TurnEnd{Calls: len(calls), StopReason: "tool_use"}); err != nil {
 		return errors.Join(append(refused, err)...)
 	}
-	return errors.Join(append(refused, p.wait(ctx))...)
+	return errors.Join(append(refused, p.wait(ctx, c))...)
 }
 
 // SubmitCall publishes one call of a turn as soon as it is known, for an

@@ -16,6 +16,9 @@ import (
 // Config.MaxConcurrency is 0 (the router's own default).
 const DefaultMaxConcurrency = 10
 
+// DefaultMaxInFlight is Config.MaxInFlight when it is 0.
+const DefaultMaxInFlight = 1000
+
 // Range is a number of calls per turn, drawn uniformly from Min..Max.
 type Range struct{ Min, Max int }
 
@@ -46,6 +49,11 @@ type Config struct {
 	// intervals whatever the pipeline's pace. Exactly one of Concurrency
 	// and Rate is set.
 	Rate float64
+	// MaxInFlight bounds the open loop's turns in flight (default
+	// DefaultMaxInFlight): a turn due while the bound is reached waits for
+	// one to finish, so a pipeline that cannot keep up slows the producer
+	// down instead of the producer's backlog growing without bound.
+	MaxInFlight int
 	// Duration is how long new turns are started; turns in flight then
 	// finish (or are counted lost after a drain deadline).
 	Duration time.Duration
@@ -112,6 +120,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Duration <= 0 {
 		return bad("duration", "must be positive, got %s", c.Duration)
+	}
+	switch {
+	case c.MaxInFlight < 0:
+		return bad("max-in-flight", "must be positive, got %d", c.MaxInFlight)
+	case c.MaxInFlight == 0:
+		c.MaxInFlight = DefaultMaxInFlight
 	}
 	if c.CallsPerTurn == (Range{}) {
 		c.CallsPerTurn = Range{1, 1}

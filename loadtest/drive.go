@@ -33,8 +33,10 @@ func drive(ctx context.Context, c Config, run runTurn, onTick func(elapsed time.
 	stopTicking := ticker(start, onTick, t.progress)
 	if c.Rate > 0 {
 		// Open loop: turn k starts at start + k·interval, whatever the
-		// pipeline's pace; a late loop catches up at once.
+		// pipeline's pace; a late loop catches up at once. Only the bound
+		// on turns in flight holds a turn back: then the producer is slowed.
 		interval := time.Duration(float64(time.Second) * c.CallsPerTurn.mean() / c.Rate)
+		slots := make(chan struct{}, c.MaxInFlight)
 		timer := time.NewTimer(0)
 		for k := 0; ; k++ {
 			at := start.Add(time.Duration(k) * interval)
@@ -51,7 +53,13 @@ func drive(ctx context.Context, c Config, run runTurn, onTick func(elapsed time.
 			if ctx.Err() != nil {
 				break
 			}
-			wg.Go(one)
+			if ctx.Err() != nil || !takeSlot(ctx, slots, t, at, stopAt) {
+				break
+			}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				one()
+			})
 		}
 		timer.Stop()
 	} else {
@@ -66,6 +74,29 @@ func drive(ctx context.Context, c Config, run runTurn, onTick func(elapsed time.
 	wg.Wait()
 	stopTicking()
 	return t.report()
+}
+
+// takeSlot takes one of the open loop's slots for the turn due at at,
+// waiting when every slot is taken (the turn is then counted as held
+// back); false when ctx ended or the run's duration passed meanwhile, and
+// the turn is not started.
+func takeSlot(ctx context.Context, slots chan struct{}, t *tally, at, stopAt time.Time) bool {
+	select {
+	case slots <- struct{}{}:
+		return true
+	default:
+	}
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	if !time.Now().Before(stopAt) {
+		<-slots
+		return false
+	}
+	t.heldBack(time.Since(at))
+	return true
 }
 
 // pace waits until the turn's call i of n is due; false when ctx ended.

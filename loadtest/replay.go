@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -300,8 +301,20 @@ func publishEvent(ctx context.Context, js jetstream.JetStream, space subjects.Sp
 	if err != nil {
 		return fmt.Errorf("loadtest: replay: %w", err)
 	}
-	if _, err := js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: body}, jetstream.WithMsgID(msgID)); err != nil {
-		return fmt.Errorf("loadtest: replay: publish %s: %w", subject, err)
+	m := &nats.Msg{Subject: subject, Header: h, Data: body}
+	// A full in stream slows the replay down, as it does the client.
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
+		_, err := js.PublishMsg(ctx, m, jetstream.WithMsgID(msgID))
+		switch {
+		case err == nil:
+			return nil
+		case !jserr.Full(err):
+			return fmt.Errorf("loadtest: replay: publish %s: %w", subject, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("loadtest: replay: publish %s: %w", subject, err)
+		case <-time.After(pause):
+		}
 	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Report is the result of a run, in the JSON shape scripts read
@@ -28,6 +29,12 @@ type Report struct {
 	// Errors counts error results and failed submissions; not part of the
 	// JSON shape.
 	Errors int `json:"-"`
+	// HeldBack counts the open loop's turns that started late because
+	// Config.MaxInFlight turns were in flight, and HeldBackMax is the
+	// latest start; the pipeline could not keep up with the rate. Their
+	// latencies count from their actual start. Not part of the JSON shape.
+	HeldBack    int           `json:"-"`
+	HeldBackMax time.Duration `json:"-"`
 
 	// plot is what the charts are drawn from, kept when Config.Plot (or
 	// ReplayConfig.Plot) is set; unexported, so never in the JSON.
@@ -88,6 +95,10 @@ stage msgs/call %.1f  max RSS %.0f MiB
 		r.Overhead.P50, r.Overhead.P99, r.FirstResult.P50, r.FirstResult.P99, r.Turn.P50, r.Turn.P99,
 		r.Lost, r.Duplicates, r.OrderViolations, r.ConcurrencyViolations, r.Errors,
 		r.StageMsgsPerCall, r.RSSMiBMax)
+	if err == nil && r.HeldBack > 0 {
+		_, err = fmt.Fprintf(w, "held back     %d turns started late, by up to %.1f s: the pipeline did not keep up with the rate, and slowed the producer\n",
+			r.HeldBack, r.HeldBackMax.Seconds())
+	}
 	if err != nil || r.Baseline.Hop.P50 == 0 {
 		return err
 	}

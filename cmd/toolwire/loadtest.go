@@ -78,6 +78,7 @@ runs both modes on the same turns and reports the ratio. It exits 1 when a check
 	f := cmd.Flags()
 	f.IntVar(&c.Concurrency, "concurrency", 0, "closed loop: turns in flight (default 1 when --rate is not given)")
 	f.Float64Var(&c.Rate, "rate", 0, "open loop: calls per second, whatever the pipeline's pace")
+	f.IntVar(&c.MaxInFlight, "max-in-flight", 0, fmt.Sprintf("open loop: at most this many turns in flight; a turn due beyond it waits, and the summary says how many did (default %d)", loadtest.DefaultMaxInFlight))
 	f.DurationVar(&c.Duration, "duration", 10*time.Second, "how long new turns are started")
 	f.StringVar(&callsPerTurn, "calls-per-turn", "1", "calls in each turn: N, or MIN-MAX drawn uniformly")
 	f.Float64Var(&c.SafeShare, "safe-share", 0.5, "share of concurrency-safe calls, 0..1")

@@ -42,3 +42,16 @@ func Gone(ctx context.Context, js jetstream.JetStream, err error, streams ...str
 	}
 	return false
 }
+
+// codeStoreRefused is the server's JSStreamStoreFailedF (10077). It answers
+// a publish only when a stream limit refused the message (messages, bytes,
+// messages per subject, size); a failed disk write gets no answer at all.
+const codeStoreRefused jetstream.ErrorCode = 10077
+
+// Full reports whether a publish was refused by a limit of the stream, such
+// as the in stream's bound on events waiting for the router: the publisher
+// should slow down and send it again.
+func Full(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == codeStoreRefused
+}

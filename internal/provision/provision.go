@@ -26,7 +26,15 @@ type Config struct {
 	Dedup time.Duration
 	// LeaseTTL is how long an idle lease lives (default 1 h).
 	LeaseTTL time.Duration
+	// MaxPending bounds the events waiting in the in stream for a router
+	// (default DefaultMaxPending); beyond it a publish is refused, and
+	// the client slows its producer down (client.ErrSlowDown).
+	MaxPending int
 }
+
+// DefaultMaxPending is Config.MaxPending when it is 0: about half a
+// minute of a router's work, and some 50 MB of the server's memory.
+const DefaultMaxPending = 100_000
 
 // DefaultDedup is the Nats-Msg-Id window. It covers a publish retried
 // after a timeout or a quick redelivery; nothing depends on it for
@@ -49,6 +57,9 @@ func (c Config) withDefaults() Config {
 	if c.LeaseTTL == 0 {
 		c.LeaseTTL = lease.DefaultTTL
 	}
+	if c.MaxPending == 0 {
+		c.MaxPending = DefaultMaxPending
+	}
 	return c
 }
 
@@ -61,6 +72,7 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 			// so a finished turn leaves nothing here (docs/jetstream.md,
 			// Retention).
 			Name: sp.InStream(), Subjects: []string{sp.InAll()}, Retention: jetstream.InterestPolicy,
+			MaxMsgs: int64(c.MaxPending), Discard: jetstream.DiscardNew,
 			Description: "tool_use, turn_end, turn_cancel and turn_discard events, until the router has them",
 		},
 		{
