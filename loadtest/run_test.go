@@ -2,6 +2,8 @@ package loadtest
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -76,5 +78,43 @@ func TestBaseline(t *testing.T) {
 	// least two service times.
 	if b.InprocTurn.P50 < 4 {
 		t.Errorf("in-process turn p50 %.2f ms", b.InprocTurn.P50)
+	}
+}
+
+// TestOpenLoopHeldBack: an open loop far above what its turns allow keeps
+// at most MaxInFlight turns running, counts the turns it started late, and
+// starts none once its duration has passed.
+func TestOpenLoopHeldBack(t *testing.T) {
+	c, err := Config{Rate: 10000, Duration: 300 * time.Millisecond, MaxInFlight: 3}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	running, most, lateStarts := 0, 0, 0
+	stopAt := time.Now().Add(c.Duration)
+	run := func(ctx context.Context, k uint64, spec turnSpec) *turnObs {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		if time.Now().After(stopAt.Add(20 * time.Millisecond)) {
+			lateStarts++
+		}
+		mu.Unlock()
+		time.Sleep(50 * time.Millisecond) // a slow pipeline
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return &turnObs{spec: spec, err: errors.New("not run")}
+	}
+	r := drive(context.Background(), c, run, nil)
+	if most != c.MaxInFlight {
+		t.Errorf("at most %d turns ran at once, want %d", most, c.MaxInFlight)
+	}
+	// 300 ms at 50 ms a turn, three at a time: about 18 turns, of 3,000 due.
+	if r.HeldBack == 0 || r.Turns > 40 {
+		t.Errorf("%d turns, %d held back; want a few turns, the rest not started", r.Turns, r.HeldBack)
+	}
+	if lateStarts > 0 {
+		t.Errorf("%d turns started after the duration", lateStarts)
 	}
 }
