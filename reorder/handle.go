@@ -65,20 +65,42 @@ func (r *Reorder) handle(ctx context.Context, m *stage.Msg) error {
 }
 
 // answer is the reorder's stage.Answerer. A bad result gets an error result
-// in its place when the cursor reaches it (advance substitutes it); a bad
-// end marker leaves the turn's count to the lease. On a message's last
-// delivery the calls before it that never came are answered, so no turn
-// waits for ever.
+// in its place when the cursor reaches it (advance substitutes it); until
+// then it is retried, not let go, because the result stream deletes a
+// terminated message and the cursor must find it in its slot. A bad end
+// marker leaves the turn's count to the lease, read now for the same
+// reason. On a message's last delivery the calls before it that never came
+// are answered, so no turn waits for ever.
 func (r *Reorder) answer(ctx context.Context, m *stage.Msg, _ error) error {
-	if m.Subject.Kind == subjects.KindEnd && !m.Last {
-		return nil
+	p := m.Subject
+	if p.Kind == subjects.KindEnd && !m.Last {
+		l, _, err := r.leases.Get(ctx, p.Tenant, p.Turn)
+		if err != nil || l.Total < 0 {
+			// No turn to end (a stray marker), or not yet known: the
+			// marker goes to the dead letters either way.
+			return nil
+		}
+		r.cache.keepTotal(p.Tenant+"."+p.Turn, l.Total)
+		_, err = r.advance(ctx, p, nil, -1)
+		return err
 	}
 	fill := -1
 	if m.Last {
-		fill = fillLimit(m.Subject)
+		fill = fillLimit(p)
 	}
-	_, err := r.advance(ctx, m.Subject, nil, fill)
-	return err
+	cur, err := r.advance(ctx, p, nil, fill)
+	switch {
+	case err != nil:
+		return err
+	case cur.done || (p.Kind != subjects.KindEnd && cur.delivered > p.Seq):
+		return nil
+	}
+	if p.Kind == subjects.KindEnd {
+		return nil
+	}
+	// Whoever fills the gap replaces it at once.
+	r.cache.wait(p.Tenant+"."+p.Turn, p.Seq, m.Raw.Headers(), m.Raw.Data(), nil)
+	return errBehindGap
 }
 
 // check reports why a message is not what its subject says: the turn's

@@ -2,15 +2,19 @@ package reorder_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/internal/testenv"
+	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool/testtools"
 )
 
 // garbageEnd is an end marker whose headers are right and body is not msgpack.
@@ -201,5 +205,82 @@ func TestPoisonEndMarkerWrongType(t *testing.T) {
 			t.Fatalf("%d dead letters; the reorder consumer has %d unacked, %d redelivered", len(dl), info.NumAckPending, info.NumRedelivered)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestPoisonResultBehindGap: a result that does not decode, arriving while
+// an earlier call's result is still missing, is kept (not terminated: the
+// result stream would delete it) until the gap fills, and then gets an
+// error result in its slot at once, not after the gap deadline.
+func TestPoisonResultBehindGap(t *testing.T) {
+	srv := testenv.Server(t)
+	startReorders(t, srv, 1)
+	cl := testenv.Client(t, srv)
+	js := jsFor(t, srv, "test-publisher")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const turn = "poison_behind_gap"
+	h, _ := encode(t, turn, 1, &schemas.ToolResult{Seq: 1, ToolUseID: "toolu_1"})
+	publish(t, ctx, js, sp.Result(tenant, turn, 1), h, []byte("\xc1 garbage"))
+	// Reorder meets the poison first, while call 0's result is missing.
+	time.Sleep(time.Second)
+	for _, seq := range []int{0, 2} {
+		if err := publishResult(ctx, js, turn, seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := publishEndMarker(ctx, js, turn, 3); err != nil {
+		t.Fatal(err)
+	}
+	rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer rcancel()
+	results, done, err := readTurn(rctx, cl, turn)
+	if err != nil {
+		t.Fatalf("the turn did not complete: %v (%d results)", err, len(results))
+	}
+	if done.Results != 3 || !results[1].IsError {
+		t.Errorf("turn_done %d, result 1 %+v", done.Results, results[1])
+	}
+}
+
+// TestPoisonEndMarkerCountFromLease: when the end marker is not a
+// turn_end, the lease (which the router wrote first) gives the count; the
+// bad marker is kept until the turn is done, so the count can be read, and
+// the turn gets its turn_done.
+func TestPoisonEndMarkerCountFromLease(t *testing.T) {
+	srv := testenv.Server(t)
+	tools := testenv.Registry(t, testtools.Tools()...)
+	startPipeline(t, srv, pipeline.Config{Tools: tools, Reorders: -1})
+	cl := testenv.Client(t, srv)
+	js := jsFor(t, srv, "test-publisher")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const turn = "poison_end"
+	store := testenv.Store(t, ctx, srv)
+	if err := cl.SubmitCall(ctx, turn, 0, client.Call{Name: "Noop", Input: json.RawMessage(`{}`)}, client.TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the turn's lease", func() bool {
+		_, _, err := store.Get(ctx, tenant, turn)
+		return err == nil
+	})
+	// A broken producer's marker takes the end's slot before the router's.
+	h, body := garbageEnd(t, turn)
+	publish(t, ctx, js, sp.ResultEnd(tenant, turn), h, body)
+	if err := cl.EndTurn(ctx, turn, 1, "tool_use"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the lease to count the turn's call", func() bool {
+		l, _, err := store.Get(ctx, tenant, turn)
+		return err == nil && l.Total == 1
+	})
+	startPipeline(t, srv, pipeline.Config{Tools: tools, Routers: -1, Executors: -1})
+	rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer rcancel()
+	results, done, err := readTurn(rctx, cl, turn)
+	if err != nil || done.Results != 1 {
+		t.Fatalf("the turn did not complete: %v (%d results)", err, len(results))
 	}
 }

@@ -30,9 +30,8 @@ func pastEnd(l *schemas.Lease, seq int) string {
 	return ""
 }
 
-// errTurnOver is an opener's refusal: the turn has results delivered but
-// no lease, so its lease expired (the end marker, removed once the turn is
-// delivered, cannot say).
+// errTurnOver is an opener's refusal: the turn has an end marker or
+// results delivered but no lease, so its lease expired.
 var errTurnOver = errors.New(texts.TurnOver)
 
 // opener makes the lease of a turn this router sees first — unless the
@@ -60,22 +59,35 @@ func (r *Router) opener(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 	return o
 }
 
-// fresh is the lease.Store's fresh function. A result reaches the turn's
-// out subject only after its call was routed on the lease, so an out
-// message without a lease means an expired turn; the lease is read again
-// after the out subject because another router may have made it since the
-// store's read.
+// fresh is the lease.Store's fresh function. The end marker is published
+// only after the lease exists (end, discard, closeAt), and it stays in the
+// result stream until reorder has appended turn_done to the out subject;
+// a result reaches the out subject only after its call was routed on the
+// lease. So a marker or an out message without a lease means an expired
+// turn — one of the two is there for the turn's whole life, reorder behind
+// or not. The two reads go out together. The lease is read again after
+// them because another router may have made it since the store's read.
 func (o *opener) fresh() *schemas.Lease {
 	o.refused = nil
-	_, err := o.r.out.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn))
+	var endErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		_, endErr = o.r.results.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn))
+	}()
+	_, outErr := o.r.out.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn))
+	<-read
 	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
+	case errors.Is(outErr, jetstream.ErrMsgNotFound) && errors.Is(endErr, jetstream.ErrMsgNotFound):
 		return schemas.NewLease(o.max, time.Now())
-	case err != nil:
-		o.refused = fmt.Errorf("router: read the turn's out subject: %w", err)
+	case outErr != nil && !errors.Is(outErr, jetstream.ErrMsgNotFound):
+		o.refused = fmt.Errorf("router: read the turn's out subject: %w", outErr)
+		return nil
+	case endErr != nil && !errors.Is(endErr, jetstream.ErrMsgNotFound):
+		o.refused = fmt.Errorf("router: read the turn's end marker: %w", endErr)
 		return nil
 	}
-	_, _, err = o.r.store.Get(o.ctx, o.p.Tenant, o.p.Turn)
+	_, _, err := o.r.store.Get(o.ctx, o.p.Tenant, o.p.Turn)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		o.refused = errTurnOver

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
@@ -167,5 +168,51 @@ func TestLateCallWhileTurnRuns(t *testing.T) {
 	}
 	if len(results) != 2 || done.Results != 2 {
 		t.Fatalf("%d results, turn_done %d; want the turn's 2 (late answer delivered?)", len(results), done.Results)
+	}
+}
+
+// TestCallAgainWhileReorderBehindNotRun: a turn completes while no reorder
+// runs (a restart, a backlog), so nothing reaches its out subject, and its
+// complete lease lives only lease.FinishedTTL. The same tool_use coming
+// again after that (a redelivery after a lost ack, a producer's retry past
+// the dedup window) must not run the call again: the end marker, still in
+// the result stream, says the turn is over.
+func TestCallAgainWhileReorderBehindNotRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a finished lease to expire")
+	}
+	srv := testenv.Server(t)
+	dir := t.TempDir()
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, builtin.Tools()...), WorkDir: dir, Reorders: -1})
+	js := jsFor(t, srv, "test-publisher")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+
+	const turn = "again"
+	use := &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Bash", Input: schemas.RawJSON(`{"command":"echo run >> runs"}`), Complete: true}
+	publishUse(t, ctx, js, turn, use)
+	publishEnd(t, ctx, js, turn, 1)
+	store := mustStore(t, ctx, srv)
+	waitFor(t, 10*time.Second, "the turn to complete in its lease", func() bool {
+		l, _, err := store.Get(ctx, tenant, turn)
+		return err == nil && lease.Complete(l)
+	})
+	waitFor(t, 2*lease.FinishedTTL+10*time.Second, "the finished lease to expire", func() bool {
+		_, _, err := store.Get(ctx, tenant, turn)
+		return errors.Is(err, jetstream.ErrKeyNotFound)
+	})
+	h, body := encode(t, turn, 0, use)
+	publish(t, ctx, js, sp.In(tenant, turn, subjects.KindUse), h, body)
+	waitFor(t, 10*time.Second, "the dead letter of the call sent again", func() bool {
+		for _, m := range subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter)) {
+			if strings.Contains(m.Header.Get(schemas.HeaderDLQReason), "the turn is over") {
+				return true
+			}
+		}
+		return false
+	})
+	b, _ := os.ReadFile(filepath.Join(dir, "runs"))
+	if got := strings.Count(string(b), "run"); got != 1 {
+		t.Errorf("the call ran %d times, want once", got)
 	}
 }

@@ -76,10 +76,10 @@ func Late(seq, total int) string {
 	return fmt.Sprintf("tool_use seq %d came after its turn's end, which counted %d calls; not executed", seq, total)
 }
 
-// TurnOver is why an event of a turn whose results were delivered but
-// whose lease has expired does nothing; Expired is the answer of such a
-// call.
-const TurnOver = "the turn is over (its results were delivered and its lease has expired)"
+// TurnOver is why an event of a turn whose end is recorded (its end
+// marker, or results delivered) but whose lease has expired does nothing;
+// Expired is the answer of such a call.
+const TurnOver = "the turn is over (its end was recorded and its lease has expired)"
 
 // Expired answers a tool_use of a turn that is over (TurnOver); like Late,
 // it is stored marked late and never delivered.
