@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/toolwire/toolwire/schemas"
@@ -39,7 +40,28 @@ func subscribe[T schemas.Data](c *Client, what, turn, subject string, fn func(T)
 		_ = sub.Unsubscribe()
 		return nil, fmt.Errorf("client: %s of turn %s: %w", what, turn, err)
 	}
-	return func() { _ = sub.Unsubscribe() }, nil
+	return func() { drain(sub) }, nil
+}
+
+// drainWait bounds how long stop waits for the events already received.
+const drainWait = time.Second
+
+// drain stops sub after fn has had every event the connection already
+// received: an event published before the turn's last result arrives
+// before it, but runs on another goroutine than the result's reader, so a
+// caller that stops at turn_done would otherwise lose it.
+func drain(sub *nats.Subscription) {
+	if err := sub.Drain(); err != nil {
+		_ = sub.Unsubscribe()
+		return
+	}
+	deadline := time.Now().Add(drainWait)
+	for sub.IsValid() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if sub.IsValid() {
+		_ = sub.Unsubscribe()
+	}
 }
 
 // errNilCallback is returned for a feed asked for with no function to call.

@@ -34,6 +34,11 @@ func pastEnd(l *schemas.Lease, seq int) string {
 // results delivered but no lease, so its lease expired.
 var errTurnOver = errors.New(texts.TurnOver)
 
+// errUnended is errTurnOver for a turn whose lease expired before its end
+// came (results delivered, no end marker): no call of it may run any more,
+// but its turn_end must still reach reorder, or the turn never completes.
+var errUnended = fmt.Errorf("%w before its end came", errTurnOver)
+
 // opener makes the lease of a turn this router sees first — unless the
 // turn is over: a late or replayed event must not bring an expired turn
 // back to life, and a call of it run. The check costs one read, for the
@@ -89,6 +94,9 @@ func (o *opener) fresh() *schemas.Lease {
 	}
 	_, _, err := o.r.store.Get(o.ctx, o.p.Tenant, o.p.Turn)
 	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound) && endErr != nil:
+		o.refused = errUnended
+		return nil
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		o.refused = errTurnOver
 		return nil
@@ -115,6 +123,9 @@ func (o *opener) err(err error) error {
 // is over has nothing to do: ok is false and err nil.
 func (r *Router) update(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, fn lease.Mutator) (l *schemas.Lease, ok bool, err error) {
 	l, _, ok, err = r.updateRev(ctx, p, u, fn)
+	if errors.Is(err, errUnended) {
+		return nil, false, nil
+	}
 	return l, ok, err
 }
 
@@ -124,6 +135,9 @@ func (r *Router) updateRev(ctx context.Context, p subjects.Parsed, u *schemas.To
 	l, rev, err = r.store.Update(ctx, p.Tenant, p.Turn, o.fresh, fn)
 	err = o.err(err)
 	switch {
+	case errors.Is(err, errUnended) && u == nil:
+		// For the turn's end (router.end); update makes it nothing to do.
+		return nil, 0, false, err
 	case errors.Is(err, errTurnOver) && u == nil:
 		r.cfg.Log.Debug("router: event for a turn that is over", "tenant", p.Tenant, "turn", p.Turn)
 		return nil, 0, false, nil

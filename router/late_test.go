@@ -3,6 +3,7 @@ package router_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,5 +215,53 @@ func TestCallAgainWhileReorderBehindNotRun(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "runs"))
 	if got := strings.Count(string(b), "run"); got != 1 {
 		t.Errorf("the call ran %d times, want once", got)
+	}
+}
+
+// TestEndAfterLeaseExpiredMidTurn: a turn's lease expires before its end
+// comes (idle past its TTL) while one result was delivered. A call of it
+// that comes then is answered, not run (nothing can order it any more),
+// but its turn_end still reaches reorder, so the turn completes: the call
+// whose result never came is answered at the gap deadline.
+func TestEndAfterLeaseExpiredMidTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a lease to expire")
+	}
+	srv := testenv.Server(t)
+	dir := t.TempDir()
+	startPipeline(t, srv, pipeline.Config{
+		Tools: testenv.Registry(t, builtin.Tools()...), WorkDir: dir,
+		Provision: provision.Config{LeaseTTL: time.Second}, GapDeadline: time.Second,
+	})
+	js := jsFor(t, srv, "test-publisher")
+	cl := testenv.Client(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	const turn = "expired_open"
+	bash := func(seq int) *schemas.ToolUse {
+		return &schemas.ToolUse{Seq: seq, ToolUseID: fmt.Sprintf("toolu_%d", seq), Name: "Bash", Input: schemas.RawJSON(`{"command":"echo run >> runs"}`), Complete: true}
+	}
+	publishUse(t, ctx, js, turn, bash(0))
+	waitFor(t, 10*time.Second, "call 0's result on the out subject", func() bool {
+		return len(subjectMsgs(t, ctx, js, sp.OutStream(), sp.Out(tenant, turn))) == 1
+	})
+	store := mustStore(t, ctx, srv)
+	waitFor(t, 30*time.Second, "the lease to expire", func() bool {
+		_, _, err := store.Get(ctx, tenant, turn)
+		return errors.Is(err, jetstream.ErrKeyNotFound)
+	})
+	publishUse(t, ctx, js, turn, bash(1))
+	publishEnd(t, ctx, js, turn, 2)
+	results, done, err := readTurn(ctx, cl, turn)
+	if err != nil {
+		t.Fatalf("the turn did not complete: %v (%d results)", err, len(results))
+	}
+	if done.Results != 2 || len(results) != 2 || results[0].IsError || !results[1].IsError {
+		t.Errorf("turn_done %+v, results %+v", done, results)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "runs"))
+	if got := strings.Count(string(b), "run"); got != 1 {
+		t.Errorf("the calls ran %d times, want once (call 0 only)", got)
 	}
 }

@@ -190,13 +190,20 @@ func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 
 // end records the turn's number of calls and forwards the end to reorder.
 func (r *Router) end(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd) error {
-	l, ok, err := r.update(ctx, p, nil, func(l *schemas.Lease) error {
+	l, _, ok, err := r.updateRev(ctx, p, nil, func(l *schemas.Lease) error {
 		if l.Total >= 0 {
 			return lease.ErrNoChange
 		}
 		l.Total = e.Calls
 		return nil
 	})
+	if errors.Is(err, errUnended) {
+		// The lease expired before the end came: no call of the turn
+		// runs any more, but reorder gets the end, and answers the calls
+		// that never came at the gap deadline.
+		r.cfg.Log.Warn("router: turn_end for a turn whose lease expired before it", "tenant", p.Tenant, "turn", p.Turn, "calls", e.Calls)
+		return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: e.Calls, StopReason: e.StopReason, Error: e.Error})
+	}
 	if !ok {
 		return err
 	}
