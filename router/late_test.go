@@ -88,7 +88,7 @@ func TestCallAfterTurnEndNotRun(t *testing.T) {
 
 // TestCallAfterExpiredTurnNotRun: once a completed turn's lease has expired,
 // a tool_use for it (a replay, a late retry) must not bring the turn back
-// and run: the turn's out subject says it is over.
+// and run: its out subject and end marker say it is over.
 func TestCallAfterExpiredTurnNotRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to expire")
