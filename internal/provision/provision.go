@@ -22,6 +22,13 @@ type Config struct {
 	Replicas int
 	// MaxAge bounds how long events, results and leases are kept (default 24 h).
 	MaxAge time.Duration
+	// Keep is how long a turn's out subject (its results and turn_done)
+	// is kept, and so how long the pipeline remembers a finished turn: a
+	// late or replayed event of it is answered, not run, within Keep, and
+	// a client can read the turn again (default MaxAge). Each kept turn
+	// costs the server about 200 bytes of memory (docs/jetstream.md,
+	// Retention).
+	Keep time.Duration
 	// Dedup is the Nats-Msg-Id window (default DefaultDedup).
 	Dedup time.Duration
 	// LeaseTTL is how long an idle lease lives (default 1 h).
@@ -50,6 +57,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxAge == 0 {
 		c.MaxAge = 24 * time.Hour
+	}
+	if c.Keep == 0 {
+		c.Keep = c.MaxAge
 	}
 	if c.Dedup == 0 {
 		c.Dedup = DefaultDedup
@@ -89,7 +99,7 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 			Description: "one result per call and each turn's end marker, in any order, until reorder has them",
 		},
 		{
-			Name: sp.OutStream(), Subjects: []string{sp.OutAll()}, MaxMsgsPerSubject: outPerTurn,
+			Name: sp.OutStream(), Subjects: []string{sp.OutAll()}, MaxMsgsPerSubject: outPerTurn, MaxAge: c.Keep,
 			Description: "each turn's results in call order, then turn_done",
 		},
 		{
@@ -107,7 +117,8 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 		if sc.MaxAge == 0 {
 			sc.MaxAge = c.MaxAge
 		}
-		sc.Duplicates = c.Dedup
+		// The server refuses a window longer than the stream keeps.
+		sc.Duplicates = min(c.Dedup, sc.MaxAge)
 		sc.AllowDirect = true
 		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
 			return fmt.Errorf("provision: stream %s: %w", sc.Name, err)
