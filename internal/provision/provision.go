@@ -27,7 +27,9 @@ type Config struct {
 	// late or replayed event of it is answered, not run, within Keep, and
 	// a client can read the turn again (default MaxAge). Each kept turn
 	// costs the server about 200 bytes of memory (docs/jetstream.md,
-	// Retention).
+	// Retention). It must outlast the longest pause between two results
+	// of a turn: the out subject is reorder's cursor, and a turn whose
+	// subject expired while it ran would be delivered again from its start.
 	Keep time.Duration
 	// Dedup is the Nats-Msg-Id window (default DefaultDedup).
 	Dedup time.Duration
