@@ -14,10 +14,9 @@ type tally struct {
 	calls, results, turns, errors    int
 	lost, dups, order, concurrency   int
 	e2e, overhead, firstResult, turn *hdrhistogram.Histogram
-	start                            time.Time     // the run's start, that the figures count from
-	last                             time.Time     // when the last result or turn_done arrived
-	held                             int           // open-loop turns that waited for a slot
-	heldMax                          time.Duration // the longest of those waits
+	start                            time.Time // the run's start, that the figures count from
+	last                             time.Time // when the last result or turn_done arrived
+	held                             Held      // what the open loop's bound did
 	// series is the results over time, kept only for charts (nil without).
 	series *series
 }
@@ -85,15 +84,6 @@ func (t *tally) add(o *turnObs) {
 	}
 }
 
-// heldBack counts an open-loop turn that started late by d because the
-// bound on turns in flight was reached.
-func (t *tally) heldBack(d time.Duration) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.held++
-	t.heldMax = max(t.heldMax, d)
-}
-
 // progress is the count of results so far.
 func (t *tally) progress() int {
 	t.mu.Lock()
@@ -109,7 +99,7 @@ func (t *tally) report() *Report {
 		Calls: t.calls, Turns: t.turns,
 		E2E: SpreadOf(t.e2e), Overhead: P50P99Of(t.overhead), FirstResult: P50P99Of(t.firstResult), Turn: P50P99Of(t.turn),
 		Lost: t.lost, Duplicates: t.dups, OrderViolations: t.order, ConcurrencyViolations: t.concurrency,
-		Errors: t.errors, HeldBack: t.held, HeldBackMax: t.heldMax,
+		Errors: t.errors, HeldBack: t.held.Turns, HeldBackMax: t.held.Max,
 	}
 	if t.series != nil {
 		// The tally is done: the charts may have the series itself.

@@ -156,11 +156,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	start := time.Now()
 	rctx, cancel := context.WithDeadline(ctx, start.Add(c.Duration+c.Drain))
 	defer cancel()
-	if c.Rate > 0 {
-		openLoop(rctx, cl, t, c.Rate, c.CallsPerTurn, start, c.Duration)
-	} else {
-		closedLoop(rctx, cl, t, c.Concurrency, c.CallsPerTurn, start, c.Duration)
-	}
+	// The same closed or open loop as synth's.
+	sched := loadtest.Schedule{Concurrency: c.Concurrency, Rate: c.Rate, MeanCalls: float64(c.CallsPerTurn), Duration: c.Duration}
+	loadtest.Loop(rctx, sched, start, func(uint64) { t.add(cl.runTurn(rctx, c.CallsPerTurn)) })
 	res.Report = t.report(start)
 	res.Report.RSSMiBMax = loadtest.PeakRSSMiB(srv.PID())
 	res.ClientRSSMiB = loadtest.PeakRSSMiB(os.Getpid())

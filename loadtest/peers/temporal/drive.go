@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -61,44 +60,10 @@ func (d *driver) drive(ctx context.Context, progress io.Writer) *loadtest.Report
 	start := time.Now()
 	tctx, cancel := context.WithDeadline(ctx, start.Add(c.Duration+Drain))
 	defer cancel()
-	stopAt := start.Add(c.Duration)
-	var next atomic.Uint64
-	var wg sync.WaitGroup
-	one := func() { t.add(d.runTurn(tctx, next.Add(1))) }
 	stopTicking := tick(start, progress, t.progress)
-	if c.Rate > 0 {
-		// Open loop: turn k starts at start + k·interval whatever
-		// Temporal's pace; a late loop catches up at once.
-		interval := time.Duration(float64(time.Second) * c.meanCalls() / c.Rate)
-		timer := time.NewTimer(0)
-		for k := 0; ; k++ {
-			at := start.Add(time.Duration(k) * interval)
-			if !at.Before(stopAt) {
-				break
-			}
-			if wait := time.Until(at); wait > 0 {
-				timer.Reset(wait)
-				select {
-				case <-timer.C:
-				case <-ctx.Done():
-				}
-			}
-			if ctx.Err() != nil {
-				break
-			}
-			wg.Go(one)
-		}
-		timer.Stop()
-	} else {
-		for range c.Concurrency {
-			wg.Go(func() {
-				for time.Now().Before(stopAt) && ctx.Err() == nil {
-					one()
-				}
-			})
-		}
-	}
-	wg.Wait()
+	// The same closed or open loop as synth's.
+	loadtest.Loop(ctx, loadtest.Schedule{Concurrency: c.Concurrency, Rate: c.Rate, MeanCalls: c.meanCalls(), Duration: c.Duration}, start,
+		func(k uint64) { t.add(d.runTurn(tctx, k)) })
 	stopTicking()
 	return t.report(start)
 }
