@@ -103,28 +103,22 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return fmt.Sprintf("--%s: %s", e.Field, e.Msg) }
 
+// schedule is how c starts its turns.
+func (c Config) schedule() Schedule {
+	return Schedule{Concurrency: c.Concurrency, Rate: c.Rate, MeanCalls: c.CallsPerTurn.mean(), MaxInFlight: c.MaxInFlight, Duration: c.Duration}
+}
+
 // withDefaults checks c and fills in what it leaves unset.
 func (c Config) withDefaults() (Config, error) {
 	bad := func(f, format string, a ...any) (Config, error) {
 		return c, &ConfigError{Field: f, Msg: fmt.Sprintf(format, a...)}
 	}
-	switch {
-	case c.Concurrency < 0:
-		return bad("concurrency", "must be positive, got %d", c.Concurrency)
-	case c.Rate < 0:
-		return bad("rate", "must be positive, got %g", c.Rate)
-	case c.Concurrency > 0 && c.Rate > 0:
-		return bad("rate", "give either --concurrency (closed loop) or --rate (open loop), not both")
-	case c.Concurrency == 0 && c.Rate == 0:
-		c.Concurrency = 1
+	s := c.schedule()
+	if err := s.Check(); err != nil {
+		return c, err
 	}
-	if c.Duration <= 0 {
-		return bad("duration", "must be positive, got %s", c.Duration)
-	}
-	switch {
-	case c.MaxInFlight < 0:
-		return bad("max-in-flight", "must be positive, got %d", c.MaxInFlight)
-	case c.MaxInFlight == 0:
+	c.Concurrency = s.Concurrency
+	if c.MaxInFlight == 0 {
 		c.MaxInFlight = DefaultMaxInFlight
 	}
 	if c.CallsPerTurn == (Range{}) {

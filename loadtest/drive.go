@@ -21,8 +21,7 @@ func drive(ctx context.Context, c Config, run runTurn, onTick func(elapsed time.
 	tctx, cancel := context.WithDeadline(ctx, start.Add(c.Duration+drain))
 	defer cancel()
 	stopTicking := ticker(start, onTick, t.progress)
-	sched := Schedule{Concurrency: c.Concurrency, Rate: c.Rate, MeanCalls: c.CallsPerTurn.mean(), MaxInFlight: c.MaxInFlight, Duration: c.Duration}
-	held := Loop(ctx, sched, start, func(k uint64) { t.add(run(tctx, k, makeTurn(c, k))) })
+	held := Loop(ctx, c.schedule(), start, func(k uint64) { t.add(run(tctx, k, makeTurn(c, k))) })
 	stopTicking()
 	t.held = held
 	return t.report()

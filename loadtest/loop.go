@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,31 @@ type Schedule struct {
 	// slows the producer down instead of its backlog growing.
 	MaxInFlight int
 	Duration    time.Duration
+}
+
+// Check reports the first setting of s that cannot work, naming it as its
+// flag, and makes a schedule with neither loop a closed loop of one turn.
+func (s *Schedule) Check() error {
+	bad := func(f, format string, a ...any) error {
+		return &ConfigError{Field: f, Msg: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case s.Concurrency < 0:
+		return bad("concurrency", "must be positive, got %d", s.Concurrency)
+	case s.Rate < 0:
+		return bad("rate", "must be positive, got %g", s.Rate)
+	case s.Concurrency > 0 && s.Rate > 0:
+		return bad("rate", "give either --concurrency (closed loop) or --rate (open loop), not both")
+	case s.Concurrency == 0 && s.Rate == 0:
+		s.Concurrency = 1
+	}
+	if s.Duration <= 0 {
+		return bad("duration", "must be positive, got %s", s.Duration)
+	}
+	if s.MaxInFlight < 0 {
+		return bad("max-in-flight", "must be positive, got %d", s.MaxInFlight)
+	}
+	return nil
 }
 
 // Held is what an open loop's bound did: how many turns started late, and

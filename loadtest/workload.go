@@ -17,16 +17,23 @@ type turnSpec struct {
 // makeTurn draws turn k of the workload; the same seed and k give the same
 // turn, so the baseline runs the workload the pipeline ran.
 func makeTurn(c Config, k uint64) turnSpec {
-	r := rand.New(rand.NewPCG(c.Seed, k))
-	n := c.CallsPerTurn.Min
-	if c.CallsPerTurn.Max > n {
-		n += r.IntN(c.CallsPerTurn.Max - n + 1)
+	return turnSpec{safe: DrawTurn(c.Seed, k, c.CallsPerTurn, c.SafeShare)}
+}
+
+// DrawTurn draws the safe flags of turn k (one per call): a number of
+// calls from calls, each safe with probability safeShare. The same seed
+// and k give the same turn, so a peer's driver runs exactly synth's turns.
+func DrawTurn(seed, k uint64, calls Range, safeShare float64) []bool {
+	r := rand.New(rand.NewPCG(seed, k))
+	n := calls.Min
+	if calls.Max > n {
+		n += r.IntN(calls.Max - n + 1)
 	}
-	s := turnSpec{safe: make([]bool, n)}
-	for i := range s.safe {
-		s.safe[i] = r.Float64() < c.SafeShare
+	safe := make([]bool, n)
+	for i := range safe {
+		safe[i] = r.Float64() < safeShare
 	}
-	return s
+	return safe
 }
 
 // calls are the turn's calls as the client submits them.

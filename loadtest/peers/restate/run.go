@@ -65,24 +65,16 @@ func (c Config) check() (Config, error) {
 	default:
 		return bad("mode", "want %s or %s, got %q", ModeSideEffects, ModeInvocations, c.Mode)
 	}
-	switch {
-	case c.Concurrency < 0:
-		return bad("concurrency", "must be positive, got %d", c.Concurrency)
-	case c.Rate < 0:
-		return bad("rate", "must be positive, got %g", c.Rate)
-	case c.Concurrency > 0 && c.Rate > 0:
-		return bad("rate", "give either --concurrency (closed loop) or --rate (open loop), not both")
-	case c.Concurrency == 0 && c.Rate == 0:
-		c.Concurrency = 1
+	s := c.schedule()
+	if err := s.Check(); err != nil {
+		return c, err
 	}
+	c.Concurrency = s.Concurrency
 	if c.CallRun && c.Mode != ModeInvocations {
 		return bad("call-run", "is for --mode %s, where each call is an invocation", ModeInvocations)
 	}
 	if c.CallsPerTurn < 1 {
 		return bad("calls-per-turn", "must be at least 1, got %d", c.CallsPerTurn)
-	}
-	if c.Duration <= 0 {
-		return bad("duration", "must be positive, got %s", c.Duration)
 	}
 	if c.Drain <= 0 {
 		c.Drain = 30 * time.Second
@@ -97,6 +89,11 @@ func (c Config) check() (Config, error) {
 		c.Log = io.Discard
 	}
 	return c, nil
+}
+
+// schedule is how the driver starts turns: synth's loops.
+func (c Config) schedule() loadtest.Schedule {
+	return loadtest.Schedule{Concurrency: c.Concurrency, Rate: c.Rate, MeanCalls: float64(c.CallsPerTurn), Duration: c.Duration}
 }
 
 // inflight is how many requests can be in flight at once: the ingress
@@ -157,8 +154,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	rctx, cancel := context.WithDeadline(ctx, start.Add(c.Duration+c.Drain))
 	defer cancel()
 	// The same closed or open loop as synth's.
-	sched := loadtest.Schedule{Concurrency: c.Concurrency, Rate: c.Rate, MeanCalls: float64(c.CallsPerTurn), Duration: c.Duration}
-	loadtest.Loop(rctx, sched, start, func(uint64) { t.add(cl.runTurn(rctx, c.CallsPerTurn)) })
+	loadtest.Loop(rctx, c.schedule(), start, func(uint64) { t.add(cl.runTurn(rctx, c.CallsPerTurn)) })
 	res.Report = t.report(start)
 	res.Report.RSSMiBMax = loadtest.PeakRSSMiB(srv.PID())
 	res.ClientRSSMiB = loadtest.PeakRSSMiB(os.Getpid())

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"time"
 
 	"github.com/toolwire/toolwire/loadtest"
@@ -54,19 +53,11 @@ const Drain = 30 * time.Second
 
 // withDefaults checks c and fills in what it leaves unset.
 func (c Config) withDefaults() (Config, error) {
-	switch {
-	case c.Concurrency < 0:
-		return c, fmt.Errorf("--concurrency: must be positive, got %d", c.Concurrency)
-	case c.Rate < 0:
-		return c, fmt.Errorf("--rate: must be positive, got %g", c.Rate)
-	case c.Concurrency > 0 && c.Rate > 0:
-		return c, fmt.Errorf("--rate: give either --concurrency (closed loop) or --rate (open loop), not both")
-	case c.Concurrency == 0 && c.Rate == 0:
-		c.Concurrency = 1
+	s := c.schedule()
+	if err := s.Check(); err != nil {
+		return c, err
 	}
-	if c.Duration <= 0 {
-		return c, fmt.Errorf("--duration: must be positive, got %s", c.Duration)
-	}
+	c.Concurrency = s.Concurrency
 	if c.CallsPerTurn == (loadtest.Range{}) {
 		c.CallsPerTurn = loadtest.Range{Min: 1, Max: 1}
 	}
@@ -94,23 +85,13 @@ func (c Config) withDefaults() (Config, error) {
 	return c, c.Server.check()
 }
 
-// drawTurn draws turn k's safe flags exactly as synth draws its turn k
-// (loadtest's makeTurn), so that both run the same turns from the same
-// seed.
+// drawTurn draws turn k's safe flags exactly as synth draws its turn k, so
+// that both run the same turns from the same seed.
 func drawTurn(c Config, k uint64) []bool {
-	r := rand.New(rand.NewPCG(c.Seed, k))
-	n := c.CallsPerTurn.Min
-	if c.CallsPerTurn.Max > n {
-		n += r.IntN(c.CallsPerTurn.Max - n + 1)
-	}
-	safe := make([]bool, n)
-	for i := range safe {
-		safe[i] = r.Float64() < c.SafeShare
-	}
-	return safe
+	return loadtest.DrawTurn(c.Seed, k, c.CallsPerTurn, c.SafeShare)
 }
 
-// meanCalls is the mean number of calls of a turn.
-func (c Config) meanCalls() float64 {
-	return float64(c.CallsPerTurn.Min+c.CallsPerTurn.Max) / 2
+// schedule is how the driver starts turns: synth's loops.
+func (c Config) schedule() loadtest.Schedule {
+	return loadtest.Schedule{Concurrency: c.Concurrency, Rate: c.Rate, MeanCalls: float64(c.CallsPerTurn.Min+c.CallsPerTurn.Max) / 2, Duration: c.Duration}
 }

@@ -62,8 +62,7 @@ func (d *driver) drive(ctx context.Context, progress io.Writer) *loadtest.Report
 	defer cancel()
 	stopTicking := tick(start, progress, t.progress)
 	// The same closed or open loop as synth's.
-	loadtest.Loop(ctx, loadtest.Schedule{Concurrency: c.Concurrency, Rate: c.Rate, MeanCalls: c.meanCalls(), Duration: c.Duration}, start,
-		func(k uint64) { t.add(d.runTurn(tctx, k)) })
+	loadtest.Loop(ctx, c.schedule(), start, func(k uint64) { t.add(d.runTurn(tctx, k)) })
 	stopTicking()
 	return t.report(start)
 }
