@@ -59,7 +59,7 @@ runs both modes on the same turns and reports the ratio. It exits 1 when a check
 				return fmt.Errorf("loadtest synth: %w", err)
 			}
 			if jsonFile != "" {
-				if err := writeReport(jsonFile, rep); err != nil {
+				if err := loadtest.WriteJSONFile(jsonFile, rep); err != nil {
 					return fmt.Errorf("loadtest synth: %w", err)
 				}
 			}
@@ -93,18 +93,6 @@ runs both modes on the same turns and reports the ratio. It exits 1 when a check
 	f.BoolVar(&c.Baseline, "baseline", false, "also measure a bare JetStream hop and the same workload run by an in-process executor")
 	f.BoolVar(&quiet, "quiet", false, "no progress bar")
 	return cmd
-}
-
-func writeReport(path string, rep *loadtest.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := rep.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // isTerminal says whether f is a terminal (a character device).

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/loadtest"
@@ -21,14 +20,7 @@ func runCompare(cmd *cobra.Command, c loadtest.Config, jsonFile string) error {
 		return fmt.Errorf("loadtest synth: %w", err)
 	}
 	if jsonFile != "" {
-		f, err := os.Create(jsonFile)
-		if err == nil {
-			err = cmp.WriteJSON(f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
+		if err := loadtest.WriteJSONFile(jsonFile, cmp); err != nil {
 			return fmt.Errorf("loadtest synth: %w", err)
 		}
 	}

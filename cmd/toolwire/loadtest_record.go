@@ -115,7 +115,7 @@ when a check failed.`,
 				return fmt.Errorf("loadtest replay: %w", err)
 			}
 			if jsonFile != "" {
-				if err := writeReport(jsonFile, rep.Report); err != nil {
+				if err := loadtest.WriteJSONFile(jsonFile, rep.Report); err != nil {
 					return fmt.Errorf("loadtest replay: %w", err)
 				}
 			}

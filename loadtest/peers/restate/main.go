@@ -68,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	_ = rep.WriteSummary(stdout)
 	fmt.Fprintf(stdout, "max RSS is restate-server's; this process (load generator and service deployment) %.0f MiB\n", res.ClientRSSMiB)
 	if jsonPath != "" {
-		if werr := writeJSON(jsonPath, rep); werr != nil {
+		if werr := loadtest.WriteJSONFile(jsonPath, rep); werr != nil {
 			fmt.Fprintln(stderr, "error:", werr)
 			return 1
 		}
@@ -85,15 +85,3 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // defaultDuration is toolwire's synth default.
 const defaultDuration = 10 * time.Second
-
-func writeJSON(path string, r *loadtest.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := r.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}

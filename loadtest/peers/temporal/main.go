@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			res.DriverCPU.Seconds(), res.DriverCPU.Seconds()/r.DurationS)
 	}
 	if jsonPath != "" {
-		if err := writeJSON(jsonPath, r); err != nil {
+		if err := loadtest.WriteJSONFile(jsonPath, r); err != nil {
 			fmt.Fprintln(stderr, "temporal peer:", err)
 			return 1
 		}
@@ -121,17 +121,4 @@ func parseFlags(args []string, stderr io.Writer) (c Config, jsonPath string, qui
 		return c, "", false, err
 	}
 	return c, jsonPath, quiet, nil
-}
-
-// writeJSON writes r to path in synth's JSON shape.
-func writeJSON(path string, r *loadtest.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := r.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
