@@ -41,8 +41,10 @@ type Config struct {
 	MaxPending int
 }
 
-// DefaultMaxPending is Config.MaxPending when it is 0: about half a
-// minute of a router's work, and some 50 MB of the server's memory.
+// DefaultMaxPending is Config.MaxPending when it is 0: 17–33 s of a
+// router's work at the 3,000–6,000 events/s measured here, and, at the
+// roughly 500 bytes an event waiting costs the server (an index entry and a
+// message id), an estimated 50 MB of its memory.
 const DefaultMaxPending = 100_000
 
 // DefaultDedup is the Nats-Msg-Id window. It covers a publish retried
