@@ -21,9 +21,9 @@ const DefaultTTL = time.Hour
 // FinishedTTL is how long a complete turn's lease lives (when the store's
 // TTL is not shorter): finished turns must not pile up in the server's
 // memory, which holds every key. Nothing needs the lease of a complete turn
-// for long: a late event finds the turn over by its out subject, and a
-// redelivered dispatch without a lease is answered, not run, and its answer
-// dropped by reorder, which has delivered the turn.
+// for long: a late event finds the turn over by its end marker or its out
+// subject, and a redelivered dispatch without a lease is answered, not run,
+// and its answer turned away by reorder.
 const FinishedTTL = 15 * time.Second
 
 // maxAttempts bounds one Update's compare-and-set loop. Conflicts are normal
@@ -114,12 +114,6 @@ func Snapshot(l *schemas.Lease) []byte {
 // maxSnapshot bounds what a dispatch carries: a read costs less than
 // shipping a big turn's lease with each of its calls.
 const maxSnapshot = 2048
-
-// cached is the lease as this process last knew it, to try a write on
-// without reading; trusted says a decision not to write needs no read.
-func (s *Store) cached(key string) (l *schemas.Lease, rev uint64, trusted, ok bool) {
-	return s.cache.get(key)
-}
 
 // Mutator changes a lease in place. It may be called several times (once
 // per attempt, after other writers' changes) and must be a pure function of
@@ -232,7 +226,9 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 		known, hit := !useCache, false
 		if useCache {
 			var trusted bool
-			l, rev, trusted, hit = s.cached(key)
+			// The lease as this process last knew it, to try the write
+			// on without reading.
+			l, rev, trusted, hit = s.cache.get(key)
 			known, unsure = hit, !trusted
 		}
 		switch {
