@@ -74,7 +74,7 @@ func (c *Client) standIn(ctx context.Context, p *pending, turn string, u *schema
 	}
 	stand := &schemas.ToolUse{
 		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, Complete: false,
-		Error: why, MaxConcurrency: u.MaxConcurrency,
+		Error: why, MaxConcurrency: u.MaxConcurrency, Calls: u.Calls,
 	}
 	sm, serr := c.encode(m.Subject, turn, u.Seq, stand)
 	if serr == nil {

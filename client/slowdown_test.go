@@ -44,8 +44,8 @@ func TestSlowDownWhenInStreamFull(t *testing.T) {
 		}
 		return cs
 	}
-	// Two calls and the end: the bound exactly.
-	if err := cl.SubmitCalls(ctx, "fits", calls(2), client.TurnOptions{}); err != nil {
+	// Three calls, carrying their count (no turn_end): the bound exactly.
+	if err := cl.SubmitCalls(ctx, "fits", calls(3), client.TurnOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	short, stop := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -62,7 +62,7 @@ func TestSlowDownWhenInStreamFull(t *testing.T) {
 	if err := cl.SubmitCalls(ctx, "refused", calls(1), client.TurnOptions{}); err != nil {
 		t.Fatalf("the refused turn sent again: %v", err)
 	}
-	for turn, n := range map[string]int{"fits": 2, "refused": 1, "slowed": 2 * bound} {
+	for turn, n := range map[string]int{"fits": 3, "refused": 1, "slowed": 2 * bound} {
 		results, done, err := testenv.ReadTurn(ctx, cl, turn)
 		if err != nil || len(results) != n || done.Results != n {
 			t.Errorf("turn %s: %v, %d results, done %+v; want %d", turn, err, len(results), done, n)

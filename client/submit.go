@@ -83,7 +83,7 @@ func (c *Client) SubmitStream(ctx context.Context, turn string, parser modelstre
 	h := modelstream.HandlerFuncs{
 		OnCall: func(ctx context.Context, call modelstream.Call) error {
 			sum.Uses = append(sum.Uses, call)
-			tooLarge, err := c.publishUse(ctx, nil, turn, call, opts)
+			tooLarge, err := c.publishUse(ctx, nil, turn, call, opts, 0)
 			if tooLarge != nil {
 				refused = append(refused, tooLarge)
 			}
@@ -105,7 +105,10 @@ func (c *Client) SubmitStream(ctx context.Context, turn string, parser modelstre
 	return sum, errors.Join(refused...)
 }
 
-// SubmitCalls publishes calls as one complete turn. A call the server
+// SubmitCalls publishes calls as one complete turn. Each call carries the
+// turn's count (schemas.ToolUse.Calls), so no turn_end is sent: the
+// pipeline closes the turn on its calls, which spares it the end's
+// handling. A turn of no calls is ended with a turn_end. A call the server
 // refuses for its size is answered in its place and the turn still ends, as
 // in SubmitStream; the refusal is returned once every other event is stored.
 func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opts TurnOptions) error {
@@ -118,7 +121,7 @@ func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opt
 	p := &pending{}
 	var refused []error
 	for i, call := range calls {
-		tooLarge, err := c.publishUse(ctx, p, turn, call.use(i), opts)
+		tooLarge, err := c.publishUse(ctx, p, turn, call.use(i), opts, len(calls))
 		if err != nil {
 			return errors.Join(append(refused, err)...)
 		}
@@ -126,8 +129,10 @@ func (c *Client) SubmitCalls(ctx context.Context, turn string, calls []Call, opt
 			refused = append(refused, tooLarge)
 		}
 	}
-	if err := c.publishEnd(ctx, p, turn, &schemas.TurnEnd{Calls: len(calls), StopReason: "tool_use"}); err != nil {
-		return errors.Join(append(refused, err)...)
+	if len(calls) == 0 {
+		if err := c.publishEnd(ctx, p, turn, &schemas.TurnEnd{Calls: 0, StopReason: "tool_use"}); err != nil {
+			return err
+		}
 	}
 	return errors.Join(append(refused, p.wait(ctx, c))...)
 }
@@ -140,7 +145,7 @@ func (c *Client) SubmitCall(ctx context.Context, turn string, seq int, call Call
 	if err := checkTurn("submit call", turn); err != nil {
 		return err
 	}
-	tooLarge, err := c.publishUse(ctx, nil, turn, call.use(seq), opts)
+	tooLarge, err := c.publishUse(ctx, nil, turn, call.use(seq), opts, 0)
 	if err != nil {
 		return err
 	}
@@ -158,17 +163,18 @@ func (c *Client) EndTurn(ctx context.Context, turn string, calls int, stopReason
 	return c.publishEnd(ctx, nil, turn, &schemas.TurnEnd{Calls: calls, StopReason: stopReason})
 }
 
-// publishUse publishes a call's tool_use. When the server refuses the
-// event for its size, it publishes the call's stand-in instead and returns
-// the refusal as tooLarge; err is a failure that leaves the call unsent.
-func (c *Client) publishUse(ctx context.Context, p *pending, turn string, call modelstream.Call, opts TurnOptions) (tooLarge *CallTooLargeError, err error) {
+// publishUse publishes a call's tool_use; calls is the turn's count when
+// known (0: a turn_end will say). When the server refuses the event for
+// its size, it publishes the call's stand-in instead and returns the
+// refusal as tooLarge; err is a failure that leaves the call unsent.
+func (c *Client) publishUse(ctx context.Context, p *pending, turn string, call modelstream.Call, opts TurnOptions, calls int) (tooLarge *CallTooLargeError, err error) {
 	id := call.ID
 	if id == "" {
 		id = fmt.Sprintf("toolu_tw_%s_%d", turn, call.Seq)
 	}
 	u := &schemas.ToolUse{
 		Seq: call.Seq, ToolUseID: id, Name: call.Name, Complete: call.Complete,
-		Error: call.Err, MaxConcurrency: opts.MaxConcurrency,
+		Error: call.Err, MaxConcurrency: opts.MaxConcurrency, Calls: calls,
 	}
 	switch {
 	case call.Complete:

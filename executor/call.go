@@ -289,6 +289,7 @@ func (e *Executor) answer(ctx context.Context, m *stage.Msg, cause error) error 
 		why = texts.MalformedDispatch(cause.Error())
 	}
 	r := e.errorResult(c, time.Now(), 0, why)
+	r.TurnCalls = d.Calls
 	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, r) }); err != nil {
 		return err
 	}

@@ -166,6 +166,9 @@ func (e *Executor) renew(ctx context.Context, c *call) (stop func()) {
 // Both writes are retried through connection loss: the call has run, and a
 // result given up here would come back as "outcome unknown".
 func (e *Executor) finish(ctx context.Context, c *call, r *schemas.ToolResult, change *tool.ContextChange, fails bool) error {
+	// The turn's count, when the router knew it, lets reorder complete
+	// the turn from its results.
+	r.TurnCalls = c.d.Calls
 	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, r) }); err != nil {
 		return err
 	}

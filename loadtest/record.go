@@ -74,7 +74,7 @@ func Record(ctx context.Context, c RecordConfig, w io.Writer) (RecordStats, erro
 		mu     sync.Mutex
 		first  time.Time
 		events []LogEvent
-		ended  = map[string]bool{}
+		ended  = newEndings()
 		done   = make(chan struct{})
 		closed bool
 	)
@@ -99,16 +99,9 @@ func Record(ctx context.Context, c RecordConfig, w io.Writer) (RecordStats, erro
 			first = now
 		}
 		events = append(events, LogEvent{Offset: now.Sub(first), Meta: meta, Data: data})
-		switch data.(type) {
-		case *schemas.TurnEnd, *schemas.TurnDiscard:
-			k := meta.Tenant + "/" + meta.Turn
-			if !ended[k] {
-				ended[k] = true
-				if c.Turns > 0 && len(ended) == c.Turns {
-					closed = true
-					close(done)
-				}
-			}
+		if ended.add(meta.Tenant+"/"+meta.Turn, data) && c.Turns > 0 && ended.count() == c.Turns {
+			closed = true
+			close(done)
 		}
 	})
 	if err != nil {
@@ -142,7 +135,7 @@ func Record(ctx context.Context, c RecordConfig, w io.Writer) (RecordStats, erro
 	lw := NewLogWriter(w)
 	var base time.Duration = -1
 	for _, e := range evs {
-		if !ended[e.Meta.Tenant+"/"+e.Meta.Turn] {
+		if !ended.has(e.Meta.Tenant + "/" + e.Meta.Turn) {
 			st.Skipped++
 			continue
 		}
@@ -154,6 +147,52 @@ func Record(ctx context.Context, c RecordConfig, w io.Writer) (RecordStats, erro
 			return st, err
 		}
 	}
-	st.Events, st.Turns = lw.Lines(), len(ended)
+	st.Events, st.Turns = lw.Lines(), ended.count()
 	return st, lw.Flush()
 }
+
+// endings tells when a turn's input is all in: at its turn_end or discard,
+// or, for a turn whose calls carry its count (schemas.ToolUse.Calls), once
+// every one of its calls came.
+type endings struct {
+	ended map[string]bool
+	// calls is the seqs seen of each counted turn not yet ended.
+	calls map[string]map[int]bool
+}
+
+func newEndings() *endings {
+	return &endings{ended: map[string]bool{}, calls: map[string]map[int]bool{}}
+}
+
+// add takes an event of turn key; it reports whether the turn ended with it.
+func (e *endings) add(key string, d schemas.Data) bool {
+	if e.ended[key] {
+		return false
+	}
+	switch d := d.(type) {
+	case *schemas.TurnEnd, *schemas.TurnDiscard:
+	case *schemas.ToolUse:
+		if d.Calls <= 0 {
+			return false
+		}
+		seen := e.calls[key]
+		if seen == nil {
+			seen = map[int]bool{}
+			e.calls[key] = seen
+		}
+		// Seqs are below the count (schemas validates it), so the set is
+		// bounded by the calls-per-turn limit.
+		if seen[d.Seq] = true; len(seen) < d.Calls {
+			return false
+		}
+	default:
+		return false
+	}
+	delete(e.calls, key)
+	e.ended[key] = true
+	return true
+}
+
+func (e *endings) has(key string) bool { return e.ended[key] }
+
+func (e *endings) count() int { return len(e.ended) }

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
@@ -282,5 +283,45 @@ func TestPoisonEndMarkerCountFromLease(t *testing.T) {
 	results, done, err := readTurn(rctx, cl, turn)
 	if err != nil || done.Results != 1 {
 		t.Fatalf("the turn did not complete: %v (%d results)", err, len(results))
+	}
+}
+
+// TestPoisonResultCountFromLease: a turn whose calls carried its count has
+// no end marker, and its only result does not decode: reorder gives the
+// call an error result, and takes the count from the lease (the router set
+// it on the call's registration), so the turn gets its turn_done.
+func TestPoisonResultCountFromLease(t *testing.T) {
+	srv := testenv.Server(t)
+	tools := testenv.Registry(t, testtools.Tools()...)
+	startPipeline(t, srv, pipeline.Config{Tools: tools, Reorders: -1})
+	cl := testenv.Client(t, srv)
+	js := jsFor(t, srv, "test-publisher")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const turn = "poison_counted"
+	call := client.Call{Name: "Sleep", Input: json.RawMessage(`{"ms":1000}`)}
+	if err := cl.SubmitCalls(ctx, turn, []client.Call{call}, client.TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	store := testenv.Store(t, ctx, srv)
+	waitFor(t, 10*time.Second, "the turn's lease", func() bool {
+		_, _, err := store.Get(ctx, tenant, turn)
+		return err == nil
+	})
+	// While the call runs, a broken producer's message takes its result's
+	// slot; the executor's own result is then refused (one per slot).
+	h, _ := encode(t, turn, 0, &schemas.ToolResult{Seq: 0, ToolUseID: "toolu_0"})
+	publish(t, ctx, js, sp.Result(tenant, turn, 0), h, []byte("\xc1 garbage"))
+	waitFor(t, 10*time.Second, "the call to be done in its lease", func() bool {
+		l, _, err := store.Get(ctx, tenant, turn)
+		return err == nil && l.Total == 1 && lease.Complete(l)
+	})
+	startPipeline(t, srv, pipeline.Config{Tools: tools, Routers: -1, Executors: -1})
+	rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer rcancel()
+	results, done, err := readTurn(rctx, cl, turn)
+	if err != nil || done.Results != 1 || len(results) != 1 || !results[0].IsError {
+		t.Fatalf("the turn did not complete as it should: %v, %d results, done %+v", err, len(results), done)
 	}
 }

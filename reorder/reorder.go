@@ -166,6 +166,9 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 		fromCache = false
 	}
 	defer func() { r.cache.keep(key, cur) }()
+	if m != nil {
+		r.learnTotal(key, m.Data)
+	}
 	races := 0
 	for !cur.done {
 		var h nats.Header
@@ -202,6 +205,9 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 			res, bad = r.checkResult(h, body, cur.delivered)
 		}
 		late := bad == nil && res != nil && res.Late
+		if bad == nil && res != nil {
+			r.learnTotal(key, res)
+		}
 		if missing || late {
 			total, err := r.cachedTotal(ctx, key, p, m, trust)
 			if err != nil {
@@ -293,6 +299,17 @@ func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed
 	return n, err
 }
 
+// learnTotal remembers the turn's count a result carries (a turn whose
+// calls carried it has no end marker). A late call's answer says nothing
+// of the turn.
+func (r *Reorder) learnTotal(key string, d schemas.Data) {
+	if res, ok := d.(*schemas.ToolResult); ok && res.TurnCalls > 0 && !res.Late {
+		if _, known := r.cache.total(key); !known {
+			r.cache.keepTotal(key, res.TurnCalls)
+		}
+	}
+}
+
 // readCursor reads the turn's out subject's last message.
 func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, error) {
 	raw, err := r.out.GetLastMsgForSubject(ctx, r.cfg.Space.Out(p.Tenant, p.Turn))
@@ -312,10 +329,17 @@ func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, er
 	return cursor{delivered: seq + 1, last: raw.Sequence}, nil
 }
 
-// total is the turn's number of calls from its end marker, -1 while
-// unknown. When the marker in the stream is not a turn_end (a poison
-// message took its slot), the lease, which the router wrote first, says.
+// total is the turn's number of calls from its end marker or, for a turn
+// whose calls carried it, from the result in hand; -1 while unknown. When
+// there is no marker, or the marker in the stream is not a turn_end (a
+// poison message took its slot), the lease, which the router wrote first,
+// says.
 func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m *stage.Msg) (int, error) {
+	if m != nil {
+		if res, ok := m.Data.(*schemas.ToolResult); ok && res.TurnCalls > 0 && !res.Late {
+			return res.TurnCalls, nil
+		}
+	}
 	if m != nil && p.Kind == subjects.KindEnd {
 		if end, ok := m.Data.(*schemas.TurnEnd); ok {
 			return end.Calls, nil
@@ -323,7 +347,7 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m *stage.Msg) (i
 	} else {
 		raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return -1, nil
+			return r.leaseTotal(ctx, p)
 		}
 		if err != nil {
 			return -1, fmt.Errorf("reorder: read end marker: %w", err)
@@ -336,6 +360,20 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m *stage.Msg) (i
 	l, _, err := r.leases.Get(ctx, p.Tenant, p.Turn)
 	if err != nil {
 		return -1, fmt.Errorf("reorder: the end marker is bad and the lease unreadable: %w", err)
+	}
+	return l.Total, nil
+}
+
+// leaseTotal is the turn's count as its lease has it, for a turn with no
+// end marker: -1 while unknown, and when the lease is gone (an expired
+// turn: the gap's deadline answers its missing calls).
+func (r *Reorder) leaseTotal(ctx context.Context, p subjects.Parsed) (int, error) {
+	l, _, err := r.leases.Get(ctx, p.Tenant, p.Turn)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return -1, nil
+	case err != nil:
+		return -1, fmt.Errorf("reorder: read the turn's lease: %w", err)
 	}
 	return l.Total, nil
 }

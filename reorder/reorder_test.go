@@ -32,6 +32,9 @@ type resultMsg struct {
 	turn string
 	seq  int // -1: the end marker
 	n    int // the turn's number of calls, for the end marker
+	// counted: the result carries n, as the result of a turn whose calls
+	// carried their count does.
+	counted bool
 }
 
 func natsMsg(subject string, h nats.Header, body []byte) *nats.Msg {
@@ -42,9 +45,15 @@ func content(turn string, seq int) string { return fmt.Sprintf("result %d of %s"
 
 // publishResult publishes a call's result as an executor does.
 func publishResult(ctx context.Context, js jetstream.JetStream, turn string, seq int) error {
+	return publishCounted(ctx, js, turn, seq, 0)
+}
+
+// publishCounted publishes a call's result carrying its turn's count
+// (0: none), as an executor does for a turn whose count it knows.
+func publishCounted(ctx context.Context, js jetstream.JetStream, turn string, seq, calls int) error {
 	r := &schemas.ToolResult{
 		Seq: seq, ToolUseID: fmt.Sprintf("toolu_%s_%d", turn, seq), Name: "Noop", Content: content(turn, seq),
-		StartedAt: time.Now().UTC(), FinishedAt: time.Now().UTC(), Worker: "test", Attempt: 1,
+		StartedAt: time.Now().UTC(), FinishedAt: time.Now().UTC(), Worker: "test", Attempt: 1, TurnCalls: calls,
 	}
 	h, body, err := schemas.Encode(schemas.Meta{Source: "/test/executor", Tenant: tenant, Turn: turn, Seq: seq}, r)
 	if err != nil {
@@ -86,6 +95,9 @@ func publishEndMarker(ctx context.Context, js jetstream.JetStream, turn string, 
 func (m resultMsg) publish(ctx context.Context, js jetstream.JetStream) error {
 	if m.seq < 0 {
 		return publishEndMarker(ctx, js, m.turn, m.n)
+	}
+	if m.counted {
+		return publishCounted(ctx, js, m.turn, m.seq, m.n)
 	}
 	return publishResult(ctx, js, m.turn, m.seq)
 }
@@ -149,6 +161,10 @@ func readAll(ctx context.Context, cl *client.Client, turn string, n int) error {
 // TestReorderRandomOrder: reorder instances alone, fed results of many turns
 // straight onto TW_RESULT in random order (the end marker anywhere, some
 // results twice), deliver each turn exactly once, in order, then turn_done.
+// A third of the turns have no end marker: every result carries the count,
+// as for a turn whose calls carried it. Another third have both, with the
+// count on some of their results only (an end that came while some of the
+// calls ran).
 func TestReorderRandomOrder(t *testing.T) { reorderRandom(t, 40, 2) }
 
 // TestReorderRandomOrderLarge is TestReorderRandomOrder with more turns and
@@ -180,11 +196,19 @@ func reorderRandom(t *testing.T, turns, instances int) {
 			n = 0 // a turn without calls: end marker only
 		}
 		calls[turn] = n
+		mode := rng.IntN(3) // 0: end marker; 1: counted results; 2: both
+		if n == 0 {
+			mode = 0
+		}
 		for seq := range n {
-			msgs = append(msgs, resultMsg{turn: turn, seq: seq})
+			m := resultMsg{turn: turn, seq: seq, n: n, counted: mode == 1 || (mode == 2 && rng.IntN(2) == 0)}
+			msgs = append(msgs, m)
 			if rng.IntN(5) == 0 {
-				msgs = append(msgs, resultMsg{turn: turn, seq: seq})
+				msgs = append(msgs, m)
 			}
+		}
+		if mode == 1 {
+			continue
 		}
 		msgs = append(msgs, resultMsg{turn: turn, seq: -1, n: n})
 		if rng.IntN(10) == 0 {

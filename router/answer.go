@@ -56,7 +56,7 @@ func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 			return nil
 		}
 	case !errors.Is(err, jetstream.ErrKeyNotFound):
-		return r.publishResult(ctx, p, use, why, false)
+		return r.publishResult(ctx, p, use, why, false, -1)
 	}
 	var late *lateError
 	err = r.reject(ctx, p, use, rejection{why: why})
@@ -65,7 +65,7 @@ func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 		r.late.Add(1)
 		return nil
 	case err != nil:
-		return r.publishResult(ctx, p, use, why, false)
+		return r.publishResult(ctx, p, use, why, false, -1)
 	}
 	return nil
 }

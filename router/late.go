@@ -48,6 +48,10 @@ type opener struct {
 	ctx context.Context
 	p   subjects.Parsed
 	max int
+	// counted is the call's seq when it carries its turn's count
+	// (ToolUse.Calls), else -1: such a turn has no end marker, and the
+	// call's own result stands in for it (fresh).
+	counted int
 	// refused is why fresh made no lease: errTurnOver, or the read that
 	// could not tell (then the event is retried: a lease made blind could
 	// revive a turn).
@@ -57,9 +61,12 @@ type opener struct {
 // opener returns the lease maker for an event of turn p; u is the call, nil
 // for a turn-level event.
 func (r *Router) opener(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse) *opener {
-	o := &opener{r: r, ctx: ctx, p: p, max: r.cfg.MaxConcurrency}
+	o := &opener{r: r, ctx: ctx, p: p, max: r.cfg.MaxConcurrency, counted: -1}
 	if u != nil && u.MaxConcurrency > 0 {
 		o.max = u.MaxConcurrency
+	}
+	if u != nil && u.Calls > 0 {
+		o.counted = u.Seq
 	}
 	return o
 }
@@ -72,13 +79,22 @@ func (r *Router) opener(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 // turn — one of the two is there for the turn's whole life, reorder behind
 // or not. The two reads go out together. The lease is read again after
 // them because another router may have made it since the store's read.
+//
+// A turn whose calls carry its count has no end marker. For such a call
+// its own result stands in: it is stored once the call is done, the lease
+// lives until then, and it stays in the result stream until reorder has
+// appended it to the out subject.
 func (o *opener) fresh() *schemas.Lease {
 	o.refused = nil
 	var endErr error
+	witness := o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn)
+	if o.counted >= 0 {
+		witness = o.r.cfg.Space.Result(o.p.Tenant, o.p.Turn, o.counted)
+	}
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		_, endErr = o.r.results.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn))
+		_, endErr = o.r.results.GetLastMsgForSubject(o.ctx, witness)
 	}()
 	_, outErr := o.r.out.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn))
 	<-read
@@ -89,12 +105,12 @@ func (o *opener) fresh() *schemas.Lease {
 		o.refused = fmt.Errorf("router: read the turn's out subject: %w", outErr)
 		return nil
 	case endErr != nil && !errors.Is(endErr, jetstream.ErrMsgNotFound):
-		o.refused = fmt.Errorf("router: read the turn's end marker: %w", endErr)
+		o.refused = fmt.Errorf("router: read %s: %w", witness, endErr)
 		return nil
 	}
 	_, _, err := o.r.store.Get(o.ctx, o.p.Tenant, o.p.Turn)
 	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound) && endErr != nil:
+	case errors.Is(err, jetstream.ErrKeyNotFound) && endErr != nil && o.counted < 0:
 		o.refused = errUnended
 		return nil
 	case errors.Is(err, jetstream.ErrKeyNotFound):
@@ -142,6 +158,15 @@ func (r *Router) updateRev(ctx context.Context, p subjects.Parsed, u *schemas.To
 		r.cfg.Log.Debug("router: event for a turn that is over", "tenant", p.Tenant, "turn", p.Turn)
 		return nil, 0, false, nil
 	case errors.Is(err, errTurnOver):
+		if u.Calls > 0 {
+			// A turn whose calls carry its count has no end marker. Should
+			// it have expired before all its results were delivered, the
+			// count must still reach reorder, or the turn never completes;
+			// for a turn that did, the marker is turned away.
+			if err := r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: u.Calls}); err != nil {
+				return nil, 0, false, err
+			}
+		}
 		return nil, 0, false, r.answerLate(ctx, p, u, texts.Expired(u.Seq))
 	case err != nil:
 		return nil, 0, false, err
@@ -153,17 +178,18 @@ func (r *Router) updateRev(ctx context.Context, p subjects.Parsed, u *schemas.To
 // result is marked late: it is kept for the record, and reorder never
 // delivers it, whatever position its seq names.
 func (r *Router) answerLate(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string) error {
-	if err := r.publishResult(ctx, p, u, why, true); err != nil {
+	if err := r.publishResult(ctx, p, u, why, true, -1); err != nil {
 		return err
 	}
 	return &lateError{reason: why}
 }
 
 // publishResult stores the router's error result for call u; a result
-// already stored for it (a redelivery) counts as done.
-func (r *Router) publishResult(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string, late bool) error {
+// already stored for it (a redelivery) counts as done. total is the turn's
+// count as the lease has it (-1: unknown), for reorder.
+func (r *Router) publishResult(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, why string, late bool, total int) error {
 	res := answer.Error(u.Seq, u.ToolUseID, u.Name, "router", why, time.Now())
-	res.Late = late
+	res.Late, res.TurnCalls = late, max(total, 0)
 	subject := r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)
 	err := r.publish(ctx, subject, "", p, "", u.Seq, res)
 	if err != nil && !r.subjectHasMsg(ctx, subject) {

@@ -177,22 +177,34 @@ func TestLateCallWhileTurnRuns(t *testing.T) {
 // complete lease lives only lease.FinishedTTL. The same tool_use coming
 // again after that (a redelivery after a lost ack, a producer's retry past
 // the dedup window) must not run the call again: the end marker, still in
-// the result stream, says the turn is over.
+// the result stream, says the turn is over — or, for a turn whose calls
+// carried its count and that has no end marker, the call's own result.
 func TestCallAgainWhileReorderBehindNotRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a finished lease to expire")
 	}
+	t.Run("turn_end", func(t *testing.T) { t.Parallel(); callAgainWhileReorderBehind(t, false) })
+	t.Run("count_on_the_call", func(t *testing.T) { t.Parallel(); callAgainWhileReorderBehind(t, true) })
+}
+
+func callAgainWhileReorderBehind(t *testing.T, counted bool) {
 	srv := testenv.Server(t)
 	dir := t.TempDir()
-	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, builtin.Tools()...), WorkDir: dir, Reorders: -1})
+	tools := testenv.Registry(t, builtin.Tools()...)
+	startPipeline(t, srv, pipeline.Config{Tools: tools, WorkDir: dir, Reorders: -1})
 	js := jsFor(t, srv, "test-publisher")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 
 	const turn = "again"
 	use := &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Bash", Input: schemas.RawJSON(`{"command":"echo run >> runs"}`), Complete: true}
+	if counted {
+		use.Calls = 1
+	}
 	publishUse(t, ctx, js, turn, use)
-	publishEnd(t, ctx, js, turn, 1)
+	if !counted {
+		publishEnd(t, ctx, js, turn, 1)
+	}
 	store := mustStore(t, ctx, srv)
 	waitFor(t, 10*time.Second, "the turn to complete in its lease", func() bool {
 		l, _, err := store.Get(ctx, tenant, turn)
@@ -215,6 +227,12 @@ func TestCallAgainWhileReorderBehindNotRun(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "runs"))
 	if got := strings.Count(string(b), "run"); got != 1 {
 		t.Errorf("the call ran %d times, want once", got)
+	}
+	// The turn completes once a reorder runs, with the call's one result.
+	startPipeline(t, srv, pipeline.Config{Tools: tools, WorkDir: dir, Routers: -1, Executors: -1})
+	results, done, err := readTurn(ctx, testenv.Client(t, srv), turn)
+	if err != nil || done.Results != 1 || len(results) != 1 || results[0].IsError {
+		t.Errorf("the turn: %v, %d results %+v, done %+v", err, len(results), results, done)
 	}
 }
 

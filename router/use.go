@@ -55,15 +55,17 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		if late = pastEnd(l, u.Seq); late != "" {
 			return lease.ErrNoChange
 		}
+		counted := countTurn(l, u)
 		if c := l.Peek(u.Seq); c != nil && c.State != schemas.CallUnknown {
 			// A redelivery: the call is registered; only the dispatch
 			// publish below may still be missing (it is idempotent).
-			return lease.ErrNoChange
+			return unlessCounted(counted)
 		}
 		if text, ok := lease.Halted(l, u.Seq); ok {
-			// The turn was stopped before this call arrived: it never runs.
+			// The turn was stopped before this call arrived: it never runs
+			// (reject records it, and the count with it).
 			halted = text
-			return lease.ErrNoChange
+			return unlessCounted(counted)
 		}
 		if u.MaxConcurrency > 0 {
 			// The turn's limit rides on every tool_use; the lease may have
@@ -85,11 +87,30 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	if halted != "" {
 		return r.reject(ctx, p, u, rejection{why: halted, now: true})
 	}
-	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: rt.name, Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired}
+	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: rt.name, Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired, Calls: max(written.Total, 0)}
 	if d.Lease = lease.Snapshot(written); d.Lease != nil {
 		d.LeaseRev = rev
 	}
 	return r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), "", p, meta.TraceParent, u.Seq, d)
+}
+
+// countTurn gives the turn the count its call carries (ToolUse.Calls),
+// when the turn has none yet; it reports whether it did. The first count
+// holds: a turn_end or another call that disagrees later changes nothing.
+func countTurn(l *schemas.Lease, u *schemas.ToolUse) bool {
+	if u.Calls <= 0 || l.Total >= 0 {
+		return false
+	}
+	l.Total = u.Calls
+	return true
+}
+
+// unlessCounted is a mutator's "no change" unless countTurn changed the lease.
+func unlessCounted(counted bool) error {
+	if counted {
+		return nil
+	}
+	return lease.ErrNoChange
 }
 
 // route is where a call of a tool goes and how its input is checked.
@@ -159,13 +180,14 @@ type rejection struct {
 // reads a rejected call's result but reorder, which waits for it).
 func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, rj rejection) error {
 	late := ""
-	_, ok, err := r.update(ctx, p, u, func(l *schemas.Lease) error {
+	l, ok, err := r.update(ctx, p, u, func(l *schemas.Lease) error {
 		if late = pastEnd(l, u.Seq); late != "" {
 			return lease.ErrNoChange
 		}
+		counted := countTurn(l, u)
 		if c := l.Peek(u.Seq); c != nil && c.State != schemas.CallUnknown {
 			// Recorded already (a redelivery), or routed by a good copy.
-			return lease.ErrNoChange
+			return unlessCounted(counted)
 		}
 		if u.MaxConcurrency > 0 {
 			l.MaxConcurrency = u.MaxConcurrency
@@ -185,7 +207,7 @@ func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 	case late != "":
 		return r.answerLate(ctx, p, u, late)
 	}
-	return r.publishResult(ctx, p, u, rj.why, false)
+	return r.publishResult(ctx, p, u, rj.why, false, l.Total)
 }
 
 // end records the turn's number of calls and forwards the end to reorder.

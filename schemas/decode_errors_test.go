@@ -90,6 +90,7 @@ func TestDecodeErrorsNameTheField(t *testing.T) {
 		{"complete without input", mp, mustMsgpack(t, with("input", nil)), "input"},
 		{"input not JSON text", mp, mustMsgpack(t, with("input", "{nope")), "input"},
 		{"negative max_concurrency", mp, mustMsgpack(t, with("max_concurrency", -1)), "max_concurrency"},
+		{"negative calls", mp, mustMsgpack(t, with("calls", -1)), "calls"},
 		{"garbage", mp, []byte("\xc1 not msgpack"), "data"},
 		{"empty body", mp, nil, "data"},
 		{"not a map", mp, mustMsgpack(t, []any{0, "t", "Bash"}), "data"},

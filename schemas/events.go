@@ -50,6 +50,13 @@ type ToolUse struct {
 	// MaxConcurrency, when set on any call of a turn before the turn's lease
 	// exists, overrides the router's default for the whole turn.
 	MaxConcurrency int `msgpack:"max_concurrency,omitempty" json:"max_concurrency,omitempty"`
+	// Calls, when set, is the turn's number of calls, known as the call is
+	// sent (a whole turn submitted at once): the turn then needs no
+	// turn_end, which saves the pipeline its handling. Every call of such a
+	// turn carries the same count; the first count the turn gets (from a
+	// call or a turn_end) is the one that holds. 0: not known, a turn_end
+	// will say.
+	Calls int `msgpack:"calls,omitempty" json:"calls,omitempty"`
 }
 
 // TurnEnd closes a turn's calls: no call with seq >= Calls will come.
@@ -85,6 +92,9 @@ type Dispatch struct {
 	// claim's compare-and-set checks the revision.
 	LeaseRev uint64 `msgpack:"lease_rev,omitempty" json:"lease_rev,omitempty"`
 	Lease    []byte `msgpack:"lease,omitempty" json:"lease,omitempty"`
+	// Calls is the turn's number of calls as the router's lease had it, 0
+	// while unknown; the call's result carries it on (ToolResult.TurnCalls).
+	Calls int `msgpack:"calls,omitempty" json:"calls,omitempty"`
 }
 
 // ToolResult is the one result of one call.
@@ -110,6 +120,11 @@ type ToolResult struct {
 	// Late marks the answer to a call that came after its turn's end: it is
 	// stored for the record and never delivered.
 	Late bool `msgpack:"late,omitempty" json:"late,omitempty"`
+	// TurnCalls is the turn's number of calls as its lease knew it when the
+	// result was made, 0 while unknown: reorder completes a turn whose
+	// count came on its calls (ToolUse.Calls) from its results, with no end
+	// marker.
+	TurnCalls int `msgpack:"turn_calls,omitempty" json:"turn_calls,omitempty"`
 }
 
 // ToolProgress is a progress line of a running call.
@@ -209,6 +224,18 @@ func (d *ToolUse) Validate() error {
 	if d.MaxConcurrency < 0 {
 		return &FieldError{Field: "max_concurrency", Reason: "must not be negative"}
 	}
+	return callsField("calls", d.Calls, d.Seq)
+}
+
+// callsField checks a turn's count carried by one of its calls: absent (0),
+// or more than the call's seq.
+func callsField(field string, calls, seq int) error {
+	switch {
+	case calls < 0:
+		return &FieldError{Field: field, Reason: "must not be negative"}
+	case calls > 0 && seq >= calls:
+		return &FieldError{Field: field, Reason: fmt.Sprintf("%d calls leave no place for seq %d", calls, seq)}
+	}
 	return nil
 }
 
@@ -240,7 +267,10 @@ func (d *Dispatch) Validate() error {
 	if err := required("pool", d.Pool != ""); err != nil {
 		return err
 	}
-	return required("input", len(d.Input) > 0)
+	if err := required("input", len(d.Input) > 0); err != nil {
+		return err
+	}
+	return callsField("calls", d.Calls, d.Seq)
 }
 
 // Validate implements Data.
@@ -248,7 +278,10 @@ func (d *ToolResult) Validate() error {
 	if err := seqField(d.Seq); err != nil {
 		return err
 	}
-	return required("tool_use_id", d.ToolUseID != "")
+	if err := required("tool_use_id", d.ToolUseID != ""); err != nil {
+		return err
+	}
+	return callsField("turn_calls", d.TurnCalls, d.Seq)
 }
 
 // Validate implements Data.

@@ -119,6 +119,7 @@ func (l Limits) Check(d Data) error {
 		c.input("raw_input", len(d.RawInput))
 		c.text("error", d.Error)
 		c.count("max_concurrency", d.MaxConcurrency)
+		c.count("calls", d.Calls)
 	case *TurnEnd:
 		c.count("calls", d.Calls)
 		c.name("stop_reason", d.StopReason)
@@ -133,6 +134,7 @@ func (l Limits) Check(d Data) error {
 		c.name("tool", d.Tool)
 		c.input("input", len(d.Input))
 		c.name("pool", d.Pool)
+		c.count("calls", d.Calls)
 	case *ToolResult:
 		c.seq("seq", d.Seq)
 		c.id("tool_use_id", d.ToolUseID)
@@ -140,6 +142,7 @@ func (l Limits) Check(d Data) error {
 		c.size("content", len(d.Content), l.MaxContentBytes, LimitContent)
 		c.name("blob_ref", d.BlobRef)
 		c.name("worker", d.Worker)
+		c.count("turn_calls", d.TurnCalls)
 	case *ToolProgress:
 		c.seq("seq", d.Seq)
 		c.text("text", d.Text)

@@ -23,6 +23,9 @@ func hostiles() []hostile {
 		{"huge calls", TypeTurnEnd, "", `{"calls":1000000000}`, LimitCalls},
 		{"huge max_concurrency", TypeToolUse, "", `{"seq":0,"tool_use_id":"t","name":"Noop","input":{},"complete":true,"max_concurrency":99999999}`, LimitCalls},
 		{"huge results", TypeTurnDone, "", `{"results":1000000000}`, LimitCalls},
+		{"huge count on a call", TypeToolUse, "", `{"seq":0,"tool_use_id":"t","name":"Noop","input":{},"complete":true,"calls":1000000000}`, LimitCalls},
+		{"huge count on a dispatch", TypeDispatch, "", `{"seq":0,"tool_use_id":"t","tool":"Noop","input":{},"pool":"p","calls":1000000000}`, LimitCalls},
+		{"huge count on a result", TypeToolResult, "", `{"seq":0,"tool_use_id":"t","turn_calls":1000000000}`, LimitCalls},
 		{"input over the limit", TypeToolUse, "", `{"seq":0,"tool_use_id":"t","name":"Noop","input":{"x":"` + long(DefaultMaxInputBytes) + `"},"complete":true}`, LimitInput},
 		{"raw input over the limit", TypeToolUse, "", `{"seq":0,"tool_use_id":"t","name":"Noop","raw_input":"` + long(DefaultMaxInputBytes+1) + `","complete":false}`, LimitInput},
 		{"long id", TypeToolUse, "", `{"seq":0,"tool_use_id":"` + long(10000) + `","name":"Noop","input":{},"complete":true}`, LimitID},
@@ -208,5 +211,29 @@ func TestDecodeDenseLease(t *testing.T) {
 	}
 	if c := l.Peek(2); c == nil || c.Tool != "c" || c.State != CallRunning || l.Peek(1).State != CallUnknown || l.Peek(0).Tool != "a" {
 		t.Errorf("calls %+v", l.Calls)
+	}
+}
+
+// TestCountLeavesPlaceForSeq: a count carried by a call, a dispatch or a
+// result must be above the call's seq; 0 means no count.
+func TestCountLeavesPlaceForSeq(t *testing.T) {
+	for _, d := range []Data{
+		&ToolUse{Seq: 3, ToolUseID: "t", Calls: 3},
+		&Dispatch{Seq: 3, ToolUseID: "t", Tool: "Noop", Pool: "p", Input: RawJSON(`{}`), Calls: 2},
+		&ToolResult{Seq: 3, ToolUseID: "t", TurnCalls: 1},
+	} {
+		var fe *FieldError
+		if err := d.Validate(); !errors.As(err, &fe) || !strings.Contains(fe.Field, "calls") {
+			t.Errorf("%T: %v, want a FieldError on its count", d, err)
+		}
+	}
+	for _, d := range []Data{
+		&ToolUse{Seq: 3, ToolUseID: "t", Calls: 4},
+		&ToolUse{Seq: 3, ToolUseID: "t"},
+		&ToolResult{Seq: 3, ToolUseID: "t", TurnCalls: 4},
+	} {
+		if err := d.Validate(); err != nil {
+			t.Errorf("%T %+v: %v", d, d, err)
+		}
 	}
 }

@@ -1,0 +1,79 @@
+package router_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/toolwire/toolwire/internal/testenv"
+	"github.com/toolwire/toolwire/pipeline"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool/testtools"
+)
+
+// TestTurnCountedOnItsCalls: a turn whose calls carry its count
+// (ToolUse.Calls) completes with no turn_end and no end marker, whatever
+// answers its calls — the executor, the router's rejection of an unknown
+// tool or an incomplete call, or a cancel that came first — and every
+// result carries the count. A call past the count is late, as after a
+// turn_end.
+func TestTurnCountedOnItsCalls(t *testing.T) {
+	srv := testenv.Server(t)
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...)})
+	js := jsFor(t, srv, "test-publisher")
+	cl := testenv.Client(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	use := func(seq, calls int, name string) *schemas.ToolUse {
+		return &schemas.ToolUse{Seq: seq, ToolUseID: fmt.Sprintf("toolu_%d", seq), Name: name, Input: schemas.RawJSON(`{}`), Complete: true, Calls: calls}
+	}
+	markers := map[string]func() int{}
+	for _, turn := range []string{"mixed", "cancelled", "late"} {
+		got := published(t, js, sp.ResultEnd(tenant, turn))
+		markers[turn] = func() int { return len(got()) }
+	}
+
+	incomplete := use(2, 3, "Noop")
+	incomplete.Complete, incomplete.Input, incomplete.Error = false, nil, "stream cut"
+	publishUse(t, ctx, js, "mixed", use(0, 3, "Noop"))
+	publishUse(t, ctx, js, "mixed", use(1, 3, "NoSuchTool"))
+	publishUse(t, ctx, js, "mixed", incomplete)
+
+	h, body := encode(t, "cancelled", -1, &schemas.TurnCancel{Reason: "user"})
+	publish(t, ctx, js, sp.In(tenant, "cancelled", subjects.KindCancel), h, body)
+	waitFor(t, 10*time.Second, "the cancel in the lease", func() bool {
+		l, _, err := mustStore(t, ctx, srv).Get(ctx, tenant, "cancelled")
+		return err == nil && l.Cancelled
+	})
+	publishUse(t, ctx, js, "cancelled", use(0, 2, "Noop"))
+	publishUse(t, ctx, js, "cancelled", use(1, 2, "Noop"))
+
+	publishUse(t, ctx, js, "late", use(0, 1, "Noop"))
+	results, done, err := readTurn(ctx, cl, "late")
+	if err != nil || done.Results != 1 || len(results) != 1 {
+		t.Fatalf("turn late: %v, %d results, done %+v", err, len(results), done)
+	}
+	publishUse(t, ctx, js, "late", use(1, 0, "Noop"))
+
+	for turn, want := range map[string][]bool{"mixed": {false, true, true}, "cancelled": {true, true}, "late": {false}} {
+		results, done, err := readTurn(ctx, cl, turn)
+		if err != nil || done.Results != len(want) || len(results) != len(want) {
+			t.Errorf("turn %s: %v, %d results, done %+v; want %d", turn, err, len(results), done, len(want))
+			continue
+		}
+		for i, r := range results {
+			if r.IsError != want[i] || r.TurnCalls != len(want) {
+				t.Errorf("turn %s: result %d is_error %v turn_calls %d (%q); want %v, %d", turn, i, r.IsError, r.TurnCalls, r.Content, want[i], len(want))
+			}
+		}
+		if n := markers[turn](); n != 0 {
+			t.Errorf("turn %s: %d end markers, want none", turn, n)
+		}
+	}
+	waitFor(t, 10*time.Second, "the late call's dead letter", func() bool {
+		return len(subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter))) == 1
+	})
+}
