@@ -240,11 +240,17 @@ func callAgainWhileReorderBehind(t *testing.T, counted bool) {
 // comes (idle past its TTL) while one result was delivered. A call of it
 // that comes then is answered, not run (nothing can order it any more),
 // but its turn_end still reaches reorder, so the turn completes: the call
-// whose result never came is answered at the gap deadline.
+// whose result never came is answered at the gap deadline. For a turn
+// whose calls carry its count, the late call passes the count on instead.
 func TestEndAfterLeaseExpiredMidTurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to expire")
 	}
+	t.Run("turn_end", func(t *testing.T) { t.Parallel(); endAfterLeaseExpired(t, false) })
+	t.Run("count_on_the_call", func(t *testing.T) { t.Parallel(); endAfterLeaseExpired(t, true) })
+}
+
+func endAfterLeaseExpired(t *testing.T, counted bool) {
 	srv := testenv.Server(t)
 	dir := t.TempDir()
 	startPipeline(t, srv, pipeline.Config{
@@ -258,7 +264,11 @@ func TestEndAfterLeaseExpiredMidTurn(t *testing.T) {
 
 	const turn = "expired_open"
 	bash := func(seq int) *schemas.ToolUse {
-		return &schemas.ToolUse{Seq: seq, ToolUseID: fmt.Sprintf("toolu_%d", seq), Name: "Bash", Input: schemas.RawJSON(`{"command":"echo run >> runs"}`), Complete: true}
+		u := &schemas.ToolUse{Seq: seq, ToolUseID: fmt.Sprintf("toolu_%d", seq), Name: "Bash", Input: schemas.RawJSON(`{"command":"echo run >> runs"}`), Complete: true}
+		if counted {
+			u.Calls = 2
+		}
+		return u
 	}
 	publishUse(t, ctx, js, turn, bash(0))
 	waitFor(t, 10*time.Second, "call 0's result on the out subject", func() bool {
@@ -270,7 +280,9 @@ func TestEndAfterLeaseExpiredMidTurn(t *testing.T) {
 		return errors.Is(err, jetstream.ErrKeyNotFound)
 	})
 	publishUse(t, ctx, js, turn, bash(1))
-	publishEnd(t, ctx, js, turn, 2)
+	if !counted {
+		publishEnd(t, ctx, js, turn, 2)
+	}
 	results, done, err := readTurn(ctx, cl, turn)
 	if err != nil {
 		t.Fatalf("the turn did not complete: %v (%d results)", err, len(results))
