@@ -99,7 +99,7 @@ func Record(ctx context.Context, c RecordConfig, w io.Writer) (RecordStats, erro
 			first = now
 		}
 		events = append(events, LogEvent{Offset: now.Sub(first), Meta: meta, Data: data})
-		if ended.add(meta.Tenant+"/"+meta.Turn, data) && c.Turns > 0 && ended.count() == c.Turns {
+		if ended.add(meta.Tenant+"/"+meta.Turn, data) && c.Turns > 0 && ended.turns() == c.Turns {
 			closed = true
 			close(done)
 		}
@@ -147,7 +147,7 @@ func Record(ctx context.Context, c RecordConfig, w io.Writer) (RecordStats, erro
 			return st, err
 		}
 	}
-	st.Events, st.Turns = lw.Lines(), ended.count()
+	st.Events, st.Turns = lw.Lines(), ended.turns()
 	return st, lw.Flush()
 }
 
@@ -156,12 +156,14 @@ func Record(ctx context.Context, c RecordConfig, w io.Writer) (RecordStats, erro
 // every one of its calls came.
 type endings struct {
 	ended map[string]bool
-	// calls is the seqs seen of each counted turn not yet ended.
+	// calls is the seqs seen of each counted turn not yet ended, and
+	// count its count: the first one it got, as in the pipeline.
 	calls map[string]map[int]bool
+	count map[string]int
 }
 
 func newEndings() *endings {
-	return &endings{ended: map[string]bool{}, calls: map[string]map[int]bool{}}
+	return &endings{ended: map[string]bool{}, calls: map[string]map[int]bool{}, count: map[string]int{}}
 }
 
 // add takes an event of turn key; it reports whether the turn ended with it.
@@ -172,27 +174,35 @@ func (e *endings) add(key string, d schemas.Data) bool {
 	switch d := d.(type) {
 	case *schemas.TurnEnd, *schemas.TurnDiscard:
 	case *schemas.ToolUse:
-		if d.Calls <= 0 {
-			return false
-		}
 		seen := e.calls[key]
 		if seen == nil {
 			seen = map[int]bool{}
 			e.calls[key] = seen
 		}
-		// Seqs are below the count (schemas validates it), so the set is
-		// bounded by the calls-per-turn limit.
-		if seen[d.Seq] = true; len(seen) < d.Calls {
+		// Seqs are below the calls-per-turn limit (schemas checks it), so
+		// the set is bounded.
+		seen[d.Seq] = true
+		if _, ok := e.count[key]; !ok && d.Calls > 0 {
+			e.count[key] = d.Calls
+		}
+		n, ok := e.count[key]
+		for seq := range n {
+			if !ok || !seen[seq] {
+				return false
+			}
+		}
+		if !ok {
 			return false
 		}
 	default:
 		return false
 	}
 	delete(e.calls, key)
+	delete(e.count, key)
 	e.ended[key] = true
 	return true
 }
 
 func (e *endings) has(key string) bool { return e.ended[key] }
 
-func (e *endings) count() int { return len(e.ended) }
+func (e *endings) turns() int { return len(e.ended) }

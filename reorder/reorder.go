@@ -166,8 +166,11 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 		fromCache = false
 	}
 	defer func() { r.cache.keep(key, cur) }()
+	// The count a result in hand carried: kept here too, since another
+	// lane may wipe the cache meanwhile.
+	carried := 0
 	if m != nil {
-		r.learnTotal(key, m.Data)
+		carried = r.learnTotal(key, m.Data)
 	}
 	races := 0
 	for !cur.done {
@@ -206,12 +209,16 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 		}
 		late := bad == nil && res != nil && res.Late
 		if bad == nil && res != nil {
-			r.learnTotal(key, res)
+			if n := r.learnTotal(key, res); n > 0 {
+				carried = n
+			}
 		}
 		if missing || late {
-			total, err := r.cachedTotal(ctx, key, p, m, trust)
-			if err != nil {
-				return cur, err
+			total := carried
+			if total <= 0 {
+				if total, err = r.cachedTotal(ctx, key, p, m, trust); err != nil {
+					return cur, err
+				}
 			}
 			if (total < 0 || total > cur.delivered) && cur.delivered < fillBefore {
 				bad = errNeverArrived{r.cfg.GapDeadline}
@@ -259,10 +266,13 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 			return cur, fmt.Errorf("reorder: append: %w", err)
 		}
 		// Another instance appended first: read where it left the cursor.
+		// What this instance saw of the turn is not all there was, so it
+		// trusts it no more (a count the other one saw, on a result, is
+		// then read back).
 		if races++; races > maxRaces {
 			return cur, errors.New("reorder: lost too many races for the turn's out subject")
 		}
-		fromCache = false
+		fromCache, trust = false, false
 		if cur, err = r.readCursor(ctx, p); err != nil {
 			return cur, err
 		}
@@ -300,14 +310,17 @@ func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed
 }
 
 // learnTotal remembers the turn's count a result carries (a turn whose
-// calls carried it has no end marker). A late call's answer says nothing
-// of the turn.
-func (r *Reorder) learnTotal(key string, d schemas.Data) {
-	if res, ok := d.(*schemas.ToolResult); ok && res.TurnCalls > 0 && !res.Late {
-		if _, known := r.cache.total(key); !known {
-			r.cache.keepTotal(key, res.TurnCalls)
-		}
+// calls carried it has no end marker) and returns it, 0 when it carries
+// none. A late call's answer says nothing of the turn.
+func (r *Reorder) learnTotal(key string, d schemas.Data) int {
+	res, ok := d.(*schemas.ToolResult)
+	if !ok || res.TurnCalls <= 0 || res.Late {
+		return 0
 	}
+	if _, known := r.cache.total(key); !known {
+		r.cache.keepTotal(key, res.TurnCalls)
+	}
+	return res.TurnCalls
 }
 
 // readCursor reads the turn's out subject's last message.
@@ -365,17 +378,36 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m *stage.Msg) (i
 }
 
 // leaseTotal is the turn's count as its lease has it, for a turn with no
-// end marker: -1 while unknown, and when the lease is gone (an expired
-// turn: the gap's deadline answers its missing calls).
+// end marker, -1 while unknown. When the lease is gone (a finished turn
+// whose results reorder was slow to take), the count its first delivered
+// result carries, if any: -1 otherwise (an expired turn, whose missing
+// calls the gap's deadline answers).
 func (r *Reorder) leaseTotal(ctx context.Context, p subjects.Parsed) (int, error) {
 	l, _, err := r.leases.Get(ctx, p.Tenant, p.Turn)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return -1, nil
+		return r.outTotal(ctx, p)
 	case err != nil:
 		return -1, fmt.Errorf("reorder: read the turn's lease: %w", err)
 	}
 	return l.Total, nil
+}
+
+// outTotal is the count the turn's first message on its out subject
+// carries (ToolResult.TurnCalls), -1 when there is none.
+func (r *Reorder) outTotal(ctx context.Context, p subjects.Parsed) (int, error) {
+	raw, err := r.out.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(r.cfg.Space.Out(p.Tenant, p.Turn)))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return -1, nil
+	case err != nil:
+		return -1, fmt.Errorf("reorder: read the turn's first result: %w", err)
+	}
+	_, d, err := r.cfg.Limits.Decode(raw.Header, raw.Data)
+	if res, ok := d.(*schemas.ToolResult); err == nil && ok && res.TurnCalls > 0 {
+		return res.TurnCalls, nil
+	}
+	return -1, nil
 }
 
 // checkResult reports why a message is not the result of call seq, or

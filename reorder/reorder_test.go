@@ -348,3 +348,41 @@ func TestReorderEndFirstThenGapFills(t *testing.T) {
 	}
 	checkOut(t, ctx, js, turn, n)
 }
+
+// TestCountedTurnAcrossReorders: a turn whose results carry its count has
+// no end marker. Its first result goes through one reorder instance, which
+// then stops; its last, carrying no count (a call registered before the
+// count came), reaches a new instance that never saw the turn. The new one
+// finds its view behind the out subject, reads the count the first
+// delivered result carries, and completes the turn.
+func TestCountedTurnAcrossReorders(t *testing.T) {
+	srv := testenv.Server(t)
+	js := jsFor(t, srv, "test-publisher")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := pipeline.Config{Space: sp, Tools: testenv.Registry(t, testtools.Tools()...), Routers: -1, Executors: -1}
+	first, err := pipeline.Start(ctx, srv.Connect, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const turn = "across"
+	if err := publishCounted(ctx, js, turn, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "result 0 on the out subject", func() bool {
+		return len(subjectMsgs(t, ctx, js, sp.OutStream(), sp.Out(tenant, turn))) == 1
+	})
+	if err := first.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	startPipeline(t, srv, cfg)
+	if err := publishCounted(ctx, js, turn, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer rcancel()
+	if err := readAll(rctx, testenv.Client(t, srv), turn, 2); err != nil {
+		t.Fatalf("the turn: %v", err)
+	}
+	checkOut(t, ctx, js, turn, 2)
+}

@@ -36,7 +36,7 @@ func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 	}
 	use := r.limits.identify(m.Meta, m.Data)
 	if use == nil {
-		return nil
+		return r.closeCounted(ctx, p)
 	}
 	why := texts.NotExecuted(cause.Error())
 	var fe *schemas.FieldError
@@ -56,7 +56,7 @@ func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 			return nil
 		}
 	case !errors.Is(err, jetstream.ErrKeyNotFound):
-		return r.publishResult(ctx, p, use, why, false, -1)
+		return r.publishResult(ctx, p, use, why, false, use.Calls)
 	}
 	var late *lateError
 	err = r.reject(ctx, p, use, rejection{why: why})
@@ -65,7 +65,25 @@ func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 		r.late.Add(1)
 		return nil
 	case err != nil:
-		return r.publishResult(ctx, p, use, why, false, -1)
+		total := use.Calls
+		if l != nil && l.Total >= 0 {
+			total = l.Total
+		}
+		return r.publishResult(ctx, p, use, why, false, total)
 	}
 	return nil
+}
+
+// closeCounted makes sure a turn whose calls carry its count completes
+// when one of its tool_use events names no call at all: such a turn has no
+// turn_end, and its missing call may be its last, with no message left
+// for reorder to wait on. The end marker, with the lease's count, is one
+// (it fills what never came at the gap deadline). A turn with no count yet
+// is left to its other events.
+func (r *Router) closeCounted(ctx context.Context, p subjects.Parsed) error {
+	l, _, err := r.store.Get(ctx, p.Tenant, p.Turn)
+	if err != nil || l.Total < 0 {
+		return nil
+	}
+	return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: l.Total, StopReason: "error", Error: "a tool_use of the turn named no call"})
 }

@@ -2,10 +2,13 @@ package router_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
@@ -76,4 +79,60 @@ func TestTurnCountedOnItsCalls(t *testing.T) {
 	waitFor(t, 10*time.Second, "the late call's dead letter", func() bool {
 		return len(subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter))) == 1
 	})
+}
+
+// TestCountedTurnClosesWhenItsCallsFail: a turn whose calls carry its
+// count completes even when the router can use none of them as sent: a
+// call over a limit is answered with the count it carries (cut to the
+// calls-per-turn limit), a call whose data does not decode still gives
+// its count in the ce-calls header, and a tool_use that names no call at
+// all leaves an end marker with the lease's count, so that the turn is
+// filled at the gap deadline.
+func TestCountedTurnClosesWhenItsCallsFail(t *testing.T) {
+	srv := testenv.Server(t)
+	startPipeline(t, srv, pipeline.Config{
+		Tools: testenv.Registry(t, testtools.Tools()...), GapDeadline: time.Second,
+		Limits: schemas.Limits{MaxCallsPerTurn: 3},
+	})
+	js := jsFor(t, srv, "test-publisher")
+	cl := testenv.Client(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// More calls than the limit: the ones the limit allows are answered.
+	var calls []client.Call
+	for range 4 {
+		calls = append(calls, client.Call{Name: "Noop", Input: json.RawMessage(`{}`)})
+	}
+	_ = cl.SubmitCalls(ctx, "too_many", calls, client.TurnOptions{})
+	// One call whose name is over the limit.
+	_ = cl.SubmitCalls(ctx, "long_name", []client.Call{{Name: strings.Repeat("x", 300), Input: json.RawMessage(`{}`)}}, client.TurnOptions{})
+	// One call whose data is garbage; its headers say its seq and count.
+	h, _ := encode(t, "garbage", 0, &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Noop", Input: schemas.RawJSON(`{}`), Complete: true, Calls: 1})
+	publish(t, ctx, js, sp.In(tenant, "garbage", subjects.KindUse), h, []byte("\xc1 garbage"))
+	// The last of two calls names no call: no data, no ce-seq.
+	publishUse(t, ctx, js, "lost_last", &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Noop", Input: schemas.RawJSON(`{}`), Complete: true, Calls: 2})
+	waitFor(t, 10*time.Second, "the first call's lease", func() bool {
+		_, _, err := mustStore(t, ctx, srv).Get(ctx, tenant, "lost_last")
+		return err == nil
+	})
+	h, _ = encode(t, "lost_last", 1, &schemas.ToolUse{Seq: 1, ToolUseID: "toolu_1", Name: "Noop", Input: schemas.RawJSON(`{}`), Complete: true, Calls: 2})
+	h.Del("ce-seq")
+	h.Del("ce-calls")
+	publish(t, ctx, js, sp.In(tenant, "lost_last", subjects.KindUse), h, []byte("\xc1 garbage"))
+
+	for turn, want := range map[string][]bool{"too_many": {true, true, true}, "long_name": {true}, "garbage": {true}, "lost_last": {false, true}} {
+		rctx, rcancel := context.WithTimeout(ctx, 15*time.Second)
+		results, done, err := readTurn(rctx, cl, turn)
+		rcancel()
+		if err != nil || done.Results != len(want) || len(results) != len(want) {
+			t.Errorf("turn %s: %v, %d results, done %+v; want %d", turn, err, len(results), done, len(want))
+			continue
+		}
+		for i, r := range results {
+			if r.IsError != want[i] {
+				t.Errorf("turn %s: result %d is_error %v (%q)", turn, i, r.IsError, r.Content)
+			}
+		}
+	}
 }

@@ -30,8 +30,8 @@ func pastEnd(l *schemas.Lease, seq int) string {
 	return ""
 }
 
-// errTurnOver is an opener's refusal: the turn has an end marker or
-// results delivered but no lease, so its lease expired.
+// errTurnOver is an opener's refusal: the turn has results or its end
+// marker stored, or results delivered, but no lease, so its lease expired.
 var errTurnOver = errors.New(texts.TurnOver)
 
 // errUnended is errTurnOver for a turn whose lease expired before its end
@@ -41,76 +41,74 @@ var errUnended = fmt.Errorf("%w before its end came", errTurnOver)
 
 // opener makes the lease of a turn this router sees first — unless the
 // turn is over: a late or replayed event must not bring an expired turn
-// back to life, and a call of it run. The check costs one read, for the
+// back to life, and a call of it run. The check costs two reads, for the
 // first event of a turn only.
 type opener struct {
 	r   *Router
 	ctx context.Context
 	p   subjects.Parsed
 	max int
-	// counted is the call's seq when it carries its turn's count
-	// (ToolUse.Calls), else -1: such a turn has no end marker, and the
-	// call's own result stands in for it (fresh).
-	counted int
 	// refused is why fresh made no lease: errTurnOver, or the read that
 	// could not tell (then the event is retried: a lease made blind could
 	// revive a turn).
 	refused error
+	// found is the turn's first message in the result stream, when fresh
+	// found one.
+	found *jetstream.RawStreamMsg
 }
 
 // opener returns the lease maker for an event of turn p; u is the call, nil
 // for a turn-level event.
 func (r *Router) opener(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse) *opener {
-	o := &opener{r: r, ctx: ctx, p: p, max: r.cfg.MaxConcurrency, counted: -1}
+	o := &opener{r: r, ctx: ctx, p: p, max: r.cfg.MaxConcurrency}
 	if u != nil && u.MaxConcurrency > 0 {
 		o.max = u.MaxConcurrency
-	}
-	if u != nil && u.Calls > 0 {
-		o.counted = u.Seq
 	}
 	return o
 }
 
-// fresh is the lease.Store's fresh function. The end marker is published
-// only after the lease exists (end, discard, closeAt), and it stays in the
-// result stream until reorder has appended turn_done to the out subject;
-// a result reaches the out subject only after its call was routed on the
-// lease. So a marker or an out message without a lease means an expired
-// turn — one of the two is there for the turn's whole life, reorder behind
-// or not. The two reads go out together. The lease is read again after
-// them because another router may have made it since the store's read.
-//
-// A turn whose calls carry its count has no end marker. For such a call
-// its own result stands in: it is stored once the call is done, the lease
-// lives until then, and it stays in the result stream until reorder has
-// appended it to the out subject.
+// fresh is the lease.Store's fresh function. It reads, at once, the
+// turn's out subject and whatever the turn has in the result stream (the
+// first message on any of its subjects): a call's result or the end
+// marker. A result is stored only once its call was routed on the lease,
+// and the end marker only after the lease exists (end, discard, closeAt);
+// each stays in the result stream until reorder has appended it (the
+// marker: turn_done), and what reorder appended stays on the out subject.
+// So for a turn whose lease existed, one of the two reads finds something
+// from the first result or end on, reorder behind or not; the lease lives
+// until then (a turn is complete only once its calls are done). Found
+// without a lease, it means the turn is over and its lease expired. This
+// holds for every kind of turn: one ended by a turn_end, and one whose
+// calls carried its count, which has no end marker. The lease is read
+// again after the reads because another router may have made it since the
+// store's read.
 func (o *opener) fresh() *schemas.Lease {
-	o.refused = nil
-	var endErr error
-	witness := o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn)
-	if o.counted >= 0 {
-		witness = o.r.cfg.Space.Result(o.p.Tenant, o.p.Turn, o.counted)
-	}
+	o.refused, o.found = nil, nil
+	var inErr error
+	var in *jetstream.RawStreamMsg
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		_, endErr = o.r.results.GetLastMsgForSubject(o.ctx, witness)
+		in, inErr = o.r.results.GetMsg(o.ctx, 0, jetstream.WithGetMsgSubject(o.r.cfg.Space.TurnResults(o.p.Tenant, o.p.Turn)))
 	}()
 	_, outErr := o.r.out.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn))
 	<-read
 	switch {
-	case errors.Is(outErr, jetstream.ErrMsgNotFound) && errors.Is(endErr, jetstream.ErrMsgNotFound):
+	case errors.Is(outErr, jetstream.ErrMsgNotFound) && errors.Is(inErr, jetstream.ErrMsgNotFound):
 		return schemas.NewLease(o.max, time.Now())
 	case outErr != nil && !errors.Is(outErr, jetstream.ErrMsgNotFound):
 		o.refused = fmt.Errorf("router: read the turn's out subject: %w", outErr)
 		return nil
-	case endErr != nil && !errors.Is(endErr, jetstream.ErrMsgNotFound):
-		o.refused = fmt.Errorf("router: read %s: %w", witness, endErr)
+	case inErr != nil && !errors.Is(inErr, jetstream.ErrMsgNotFound):
+		o.refused = fmt.Errorf("router: read the turn's results: %w", inErr)
 		return nil
 	}
+	o.found = in
 	_, _, err := o.r.store.Get(o.ctx, o.p.Tenant, o.p.Turn)
 	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound) && endErr != nil && o.counted < 0:
+	case errors.Is(err, jetstream.ErrKeyNotFound) && (in == nil || in.Subject != o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn)):
+		// Not known to have its end marker (the first message found is
+		// a result, or there is none left): its end may never have come.
 		o.refused = errUnended
 		return nil
 	case errors.Is(err, jetstream.ErrKeyNotFound):
@@ -123,6 +121,26 @@ func (o *opener) fresh() *schemas.Lease {
 	// It exists now: the create conflicts, and the update retries on what
 	// the other router wrote.
 	return schemas.NewLease(o.max, time.Now())
+}
+
+// count is the number of calls to close an expired turn at, for a call u
+// that carries its turn's count and found the turn over: the count its
+// results carry when fresh found one (the first count a turn got holds,
+// and a later call may disagree), else u's own; 0 when the turn's end
+// marker is stored already.
+func (o *opener) count(u *schemas.ToolUse) int {
+	if o.found == nil {
+		return u.Calls
+	}
+	if o.found.Subject == o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn) {
+		return 0
+	}
+	if _, d, err := o.r.cfg.Limits.Decode(o.found.Header, o.found.Data); err == nil {
+		if res, ok := d.(*schemas.ToolResult); ok && res.TurnCalls > 0 {
+			return res.TurnCalls
+		}
+	}
+	return u.Calls
 }
 
 // err is the update's error as the opener explains it: a missing lease it
@@ -158,12 +176,12 @@ func (r *Router) updateRev(ctx context.Context, p subjects.Parsed, u *schemas.To
 		r.cfg.Log.Debug("router: event for a turn that is over", "tenant", p.Tenant, "turn", p.Turn)
 		return nil, 0, false, nil
 	case errors.Is(err, errTurnOver):
-		if u.Calls > 0 {
+		if n := o.count(u); u.Calls > 0 && n > 0 {
 			// A turn whose calls carry its count has no end marker. Should
 			// it have expired before all its results were delivered, the
 			// count must still reach reorder, or the turn never completes;
 			// for a turn that did, the marker is turned away.
-			if err := r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: u.Calls}); err != nil {
+			if err := r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: n}); err != nil {
 				return nil, 0, false, err
 			}
 		}

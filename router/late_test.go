@@ -236,6 +236,60 @@ func callAgainWhileReorderBehind(t *testing.T, counted bool) {
 	}
 }
 
+// TestLateTurnEventDoesNotReviveCountedTurn: a turn whose calls carried its
+// count completes while no reorder runs, and its finished lease expires.
+// A turn_end or a discard that comes then (a producer that sends both, a
+// retry) finds the turn over by its stored result, though it has no end
+// marker: it makes no new lease, so the call sent again after it is not
+// run a second time.
+func TestLateTurnEventDoesNotReviveCountedTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a finished lease to expire")
+	}
+	t.Run("turn_end", func(t *testing.T) { t.Parallel(); lateTurnEvent(t, subjects.KindEnd) })
+	t.Run("discard", func(t *testing.T) { t.Parallel(); lateTurnEvent(t, subjects.KindDiscard) })
+}
+
+func lateTurnEvent(t *testing.T, kind string) {
+	srv := testenv.Server(t)
+	dir := t.TempDir()
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, builtin.Tools()...), WorkDir: dir, Reorders: -1})
+	js := jsFor(t, srv, "test-publisher")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+
+	const turn = "revived"
+	use := &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Bash", Input: schemas.RawJSON(`{"command":"echo run >> runs"}`), Complete: true, Calls: 1}
+	publishUse(t, ctx, js, turn, use)
+	store := mustStore(t, ctx, srv)
+	waitFor(t, 10*time.Second, "the turn to complete in its lease", func() bool {
+		l, _, err := store.Get(ctx, tenant, turn)
+		return err == nil && lease.Complete(l)
+	})
+	waitFor(t, 2*lease.FinishedTTL+10*time.Second, "the finished lease to expire", func() bool {
+		_, _, err := store.Get(ctx, tenant, turn)
+		return errors.Is(err, jetstream.ErrKeyNotFound)
+	})
+	var data schemas.Data = &schemas.TurnEnd{Calls: 1}
+	if kind == subjects.KindDiscard {
+		data = &schemas.TurnDiscard{}
+	}
+	h, body := encode(t, turn, -1, data)
+	publish(t, ctx, js, sp.In(tenant, turn, kind), h, body)
+	h, body = encode(t, turn, 0, use)
+	publish(t, ctx, js, sp.In(tenant, turn, subjects.KindUse), h, body)
+	waitFor(t, 10*time.Second, "the dead letter of the call sent again", func() bool {
+		return len(subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter))) > 0
+	})
+	if _, _, err := store.Get(ctx, tenant, turn); err == nil {
+		t.Errorf("the late %s made the expired turn a new lease", kind)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "runs"))
+	if got := strings.Count(string(b), "run"); got != 1 {
+		t.Errorf("the call ran %d times, want once", got)
+	}
+}
+
 // TestEndAfterLeaseExpiredMidTurn: a turn's lease expires before its end
 // comes (idle past its TTL) while one result was delivered. A call of it
 // that comes then is answered, not run (nothing can order it any more),

@@ -10,8 +10,12 @@ type limits struct{ schemas.Limits }
 // seq from the ce-seq header (which Decode keeps only when it is under the
 // limit). nil when nothing says which call it was: such an event has no
 // place in any turn, and only the dead letter records it.
+//
+// The turn's count the call carries comes along (from the data, else the
+// ce-calls header), cut to the limit: a turn whose calls carry it has no
+// turn_end, and answering its calls must still close it.
 func (l limits) identify(meta schemas.Meta, data schemas.Data) *schemas.ToolUse {
-	use := &schemas.ToolUse{Seq: meta.Seq, ToolUseID: "unknown"}
+	use := &schemas.ToolUse{Seq: meta.Seq, ToolUseID: "unknown", Calls: meta.Calls}
 	if u, ok := data.(*schemas.ToolUse); ok && u.Seq >= 0 {
 		if u.Seq >= l.MaxCallsPerTurn {
 			return nil
@@ -27,9 +31,15 @@ func (l limits) identify(meta schemas.Meta, data schemas.Data) *schemas.ToolUse 
 		if u.MaxConcurrency > l.MaxCallsPerTurn {
 			use.MaxConcurrency = 0
 		}
+		if u.Calls > 0 {
+			use.Calls = min(u.Calls, l.MaxCallsPerTurn)
+		}
 	}
 	if use.Seq < 0 || use.Seq >= l.MaxCallsPerTurn {
 		return nil
+	}
+	if use.Calls <= use.Seq {
+		use.Calls = 0
 	}
 	return use
 }

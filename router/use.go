@@ -85,7 +85,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		return r.answerLate(ctx, p, u, late)
 	}
 	if halted != "" {
-		return r.reject(ctx, p, u, rejection{why: halted, now: true})
+		return r.reject(ctx, p, u, rejection{why: halted, now: true, total: written.Total})
 	}
 	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: rt.name, Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired, Calls: max(written.Total, 0)}
 	if d.Lease = lease.Snapshot(written); d.Lease != nil {
@@ -171,6 +171,9 @@ type rejection struct {
 	// wait for every earlier call, and its failure reaches no call before
 	// it (lease.Settle).
 	now bool
+	// total is the turn's count as the lease had it when the call was
+	// found stopped (for now), -1 when unknown.
+	total int
 }
 
 // reject answers a call that will not run. The lease records the call
@@ -178,7 +181,19 @@ type rejection struct {
 // then the result is published. A crash in between redelivers the event:
 // the lease is recorded already and the publish happens then (nothing
 // reads a rejected call's result but reorder, which waits for it).
+//
+// A call the turn stopped (now) is answered the other way round. Marking
+// it done may complete the turn, whose lease then lives only
+// lease.FinishedTTL, less than a redelivery takes; with no result stored,
+// the redelivered event would find nothing to tell that the turn is over,
+// and run the call on a new lease that does not know it was stopped. Its
+// answer is never late: it comes before the count, or within it.
 func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, rj rejection) error {
+	if rj.now {
+		if err := r.publishResult(ctx, p, u, rj.why, false, rj.total); err != nil {
+			return err
+		}
+	}
 	late := ""
 	l, ok, err := r.update(ctx, p, u, func(l *schemas.Lease) error {
 		if late = pastEnd(l, u.Seq); late != "" {
@@ -206,6 +221,8 @@ func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 		return err
 	case late != "":
 		return r.answerLate(ctx, p, u, late)
+	case rj.now:
+		return nil
 	}
 	return r.publishResult(ctx, p, u, rj.why, false, l.Total)
 }

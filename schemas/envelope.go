@@ -30,6 +30,7 @@ const (
 	hdrTenant      = "ce-tenant"
 	hdrTurn        = "ce-turn"
 	hdrSeq         = "ce-seq"
+	hdrCalls       = "ce-calls"
 	hdrTraceParent = "ce-traceparent"
 )
 
@@ -44,7 +45,12 @@ type Meta struct {
 	Tenant  string
 	Turn    string
 	// Seq is the call's position, or -1 for turn-level events.
-	Seq         int
+	Seq int
+	// Calls is the turn's count a tool_use carries (ToolUse.Calls), 0 for
+	// none; Encode fills it from the data. It travels in a header too, so
+	// that a call whose data cannot be read still gives its turn the
+	// count, and the turn completes.
+	Calls       int
 	TraceParent string
 	// ContentType is the data's encoding; empty means msgpack on encode.
 	ContentType string
@@ -57,6 +63,9 @@ func Encode(meta Meta, data Data) (nats.Header, []byte, error) {
 		return nil, nil, err
 	}
 	meta.Type = data.EventType()
+	if u, ok := data.(*ToolUse); ok && meta.Calls == 0 {
+		meta.Calls = u.Calls
+	}
 	if meta.ID == "" {
 		meta.ID = nuid.Next()
 	}
@@ -99,6 +108,9 @@ func Encode(meta Meta, data Data) (nats.Header, []byte, error) {
 	set(hdrTurn, meta.Turn)
 	if meta.Seq >= 0 {
 		set(hdrSeq, strconv.Itoa(meta.Seq))
+	}
+	if meta.Calls > 0 {
+		set(hdrCalls, strconv.Itoa(meta.Calls))
 	}
 	set(hdrTraceParent, meta.TraceParent)
 	return h, body, nil
@@ -166,6 +178,9 @@ func (l Limits) Decode(h nats.Header, body []byte) (Meta, Data, error) {
 		}
 		meta.Seq = n
 	}
+	if err := l.decodeCalls(&meta, get); err != nil {
+		return meta, nil, err
+	}
 	sv, err := get(hdrSpecVersion, true)
 	if err != nil {
 		return meta, nil, err
@@ -220,10 +235,36 @@ func (l Limits) Decode(h nats.Header, body []byte) (Meta, Data, error) {
 	if err := data.Validate(); err != nil {
 		return meta, nil, err
 	}
+	if u, ok := data.(*ToolUse); ok && meta.Calls > 0 && u.Calls != meta.Calls {
+		return meta, nil, &FieldError{Field: hdrCalls, Reason: fmt.Sprintf("%d does not match the data's calls (%d)", meta.Calls, u.Calls)}
+	}
 	if err := l.Check(data); err != nil {
 		return meta, data, err
 	}
 	return meta, data, nil
+}
+
+// decodeCalls reads the ce-calls header into meta.Calls: a count above the
+// call's seq. A count over the calls-per-turn limit is an error, and is
+// kept cut to the limit: the turn then closes there, as a turn_end over
+// the limit closes its turn at the calls seen.
+func (l Limits) decodeCalls(meta *Meta, get func(string, bool) (string, error)) error {
+	v, err := get(hdrCalls, false)
+	if err != nil || v == "" {
+		return err
+	}
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil || n <= 0:
+		return &FieldError{Field: hdrCalls, Reason: fmt.Sprintf("not a positive integer: %q", v)}
+	case n > l.MaxCallsPerTurn:
+		meta.Calls = l.MaxCallsPerTurn
+		return overLimit(hdrCalls, fmt.Sprintf("%s is over the limit of %d calls per turn", v, l.MaxCallsPerTurn), LimitCalls)
+	case meta.Seq >= n:
+		return &FieldError{Field: hdrCalls, Reason: fmt.Sprintf("%d calls leave no place for ce-seq %d", n, meta.Seq)}
+	}
+	meta.Calls = n
+	return nil
 }
 
 // Headers a dead-lettered message carries besides its own.

@@ -237,3 +237,30 @@ func TestCountLeavesPlaceForSeq(t *testing.T) {
 		}
 	}
 }
+
+// TestCallsHeader: Encode puts a call's turn count in ce-calls, so that
+// Decode still gives it when the data is unusable; a count over the limit
+// is refused and kept cut to the limit, for closing the turn there.
+func TestCallsHeader(t *testing.T) {
+	h, body, err := Encode(Meta{Source: "/test", Seq: 1}, &ToolUse{Seq: 1, ToolUseID: "t", Calls: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Get(hdrCalls); got != "3" {
+		t.Fatalf("ce-calls %q, want 3", got)
+	}
+	meta, _, err := Decode(h, body)
+	if err != nil || meta.Calls != 3 {
+		t.Fatalf("decoded calls %d: %v", meta.Calls, err)
+	}
+	meta, data, err := Decode(h, []byte("\xc1 garbage"))
+	if err == nil || data != nil || meta.Calls != 3 || meta.Seq != 1 {
+		t.Fatalf("garbage data: calls %d, seq %d, data %v, err %v", meta.Calls, meta.Seq, data, err)
+	}
+	h.Set(hdrCalls, "100000")
+	meta, _, err = Decode(h, body)
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Limit != LimitCalls || meta.Calls != DefaultMaxCallsPerTurn {
+		t.Fatalf("over the limit: calls %d, err %v", meta.Calls, err)
+	}
+}

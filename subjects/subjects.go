@@ -174,6 +174,12 @@ func (s Space) ResultEnd(tenant, turn string) string {
 	return s.prefix + "." + tenant + ".result." + turn + "." + resultEndToken
 }
 
+// TurnResults matches every subject of one turn in the result stream: its
+// calls' results and its end marker.
+func (s Space) TurnResults(tenant, turn string) string {
+	return s.prefix + "." + tenant + ".result." + turn + ".*"
+}
+
 // ResultAll matches every result subject.
 func (s Space) ResultAll() string { return s.prefix + ".*.result.*.*" }
 
