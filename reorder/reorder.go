@@ -393,19 +393,30 @@ func (r *Reorder) leaseTotal(ctx context.Context, p subjects.Parsed) (int, error
 	return l.Total, nil
 }
 
-// outTotal is the count the turn's first message on its out subject
-// carries (ToolResult.TurnCalls), -1 when there is none.
+// outTotal is the count the turn's delivered results carry
+// (ToolResult.TurnCalls): the first one's, else the last one's (the first
+// may come from a call registered before the count, or be reorder's own
+// stand-in); -1 when neither carries it.
 func (r *Reorder) outTotal(ctx context.Context, p subjects.Parsed) (int, error) {
-	raw, err := r.out.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(r.cfg.Space.Out(p.Tenant, p.Turn)))
-	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return -1, nil
-	case err != nil:
-		return -1, fmt.Errorf("reorder: read the turn's first result: %w", err)
-	}
-	_, d, err := r.cfg.Limits.Decode(raw.Header, raw.Data)
-	if res, ok := d.(*schemas.ToolResult); err == nil && ok && res.TurnCalls > 0 {
-		return res.TurnCalls, nil
+	subject := r.cfg.Space.Out(p.Tenant, p.Turn)
+	for _, last := range []bool{false, true} {
+		var raw *jetstream.RawStreamMsg
+		var err error
+		if last {
+			raw, err = r.out.GetLastMsgForSubject(ctx, subject)
+		} else {
+			raw, err = r.out.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(subject))
+		}
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			return -1, nil
+		case err != nil:
+			return -1, fmt.Errorf("reorder: read the turn's delivered results: %w", err)
+		}
+		_, d, err := r.cfg.Limits.Decode(raw.Header, raw.Data)
+		if res, ok := d.(*schemas.ToolResult); err == nil && ok && res.TurnCalls > 0 {
+			return res.TurnCalls, nil
+		}
 	}
 	return -1, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
@@ -16,7 +17,8 @@ import (
 // call whose seq is known (from the data or the ce-seq header, under the
 // limit) gets an error result in its place; a turn_end closes its turn at
 // the calls seen. When the lease cannot be used (its bucket is gone, the
-// turn's name is no key), the answer goes to the result stream directly.
+// turn's name is no key), the answer goes to the result stream directly,
+// on the event's last delivery (answerUnleased).
 func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 	p := m.Subject
 	switch p.Kind {
@@ -36,7 +38,7 @@ func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 	}
 	use := r.limits.identify(m.Meta, m.Data)
 	if use == nil {
-		return r.closeCounted(ctx, p)
+		return r.closeCounted(ctx, p, m.Meta.Calls)
 	}
 	why := texts.NotExecuted(cause.Error())
 	var fe *schemas.FieldError
@@ -56,7 +58,7 @@ func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 			return nil
 		}
 	case !errors.Is(err, jetstream.ErrKeyNotFound):
-		return r.publishResult(ctx, p, use, why, false, use.Calls)
+		return r.answerUnleased(ctx, m, p, use, why, use.Calls, err)
 	}
 	var late *lateError
 	err = r.reject(ctx, p, use, rejection{why: why})
@@ -69,21 +71,51 @@ func (r *Router) answer(ctx context.Context, m *stage.Msg, cause error) error {
 		if l != nil && l.Total >= 0 {
 			total = l.Total
 		}
-		return r.publishResult(ctx, p, use, why, false, total)
+		return r.answerUnleased(ctx, m, p, use, why, total, err)
 	}
 	return nil
+}
+
+// answerUnleased is the last resort for a call the lease cannot record
+// (its bucket is gone, the write keeps failing): the answer goes to the
+// result stream directly — on the event's last delivery only, unless the
+// turn's name can never be a lease key. Before that the failure is
+// retried: a result stored with no lease says the turn is over to a router
+// that meets the turn next, and the turn's good calls would never run.
+func (r *Router) answerUnleased(ctx context.Context, m *stage.Msg, p subjects.Parsed, use *schemas.ToolUse, why string, total int, cause error) error {
+	if !m.Last && checkTurn(p) == nil {
+		return cause
+	}
+	return r.publishResult(ctx, p, use, why, false, total)
 }
 
 // closeCounted makes sure a turn whose calls carry its count completes
 // when one of its tool_use events names no call at all: such a turn has no
 // turn_end, and its missing call may be its last, with no message left
-// for reorder to wait on. The end marker, with the lease's count, is one
-// (it fills what never came at the gap deadline). A turn with no count yet
-// is left to its other events.
-func (r *Router) closeCounted(ctx context.Context, p subjects.Parsed) error {
+// for reorder to wait on. The end marker is one (it fills what never came
+// at the gap deadline), with the lease's count or, when the turn has none
+// yet, the one the event's ce-calls header gives, recorded in the lease
+// first. A turn with neither is left to its other events (a turn_end).
+func (r *Router) closeCounted(ctx context.Context, p subjects.Parsed, calls int) error {
 	l, _, err := r.store.Get(ctx, p.Tenant, p.Turn)
-	if err != nil || l.Total < 0 {
+	switch {
+	case err == nil && l.Total >= 0:
+	case (err == nil || errors.Is(err, jetstream.ErrKeyNotFound)) && calls > 0:
+		var ok bool
+		l, ok, err = r.update(ctx, p, nil, func(l *schemas.Lease) error {
+			if l.Total >= 0 {
+				return lease.ErrNoChange
+			}
+			l.Total = calls
+			return nil
+		})
+		if !ok {
+			return err
+		}
+	case err == nil || errors.Is(err, jetstream.ErrKeyNotFound):
 		return nil
+	default:
+		return err
 	}
 	return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: l.Total, StopReason: "error", Error: "a tool_use of the turn named no call"})
 }

@@ -136,3 +136,32 @@ func TestCountedTurnClosesWhenItsCallsFail(t *testing.T) {
 		}
 	}
 }
+
+// TestNamelessCallBeforeTheCount: a tool_use that names no call (no data,
+// no ce-seq) but whose ce-calls header gives its turn's count reaches the
+// router before any call of the turn: the count is recorded then, with an
+// end marker, so the turn still completes when its good call comes — the
+// nameless one is answered at the gap deadline.
+func TestNamelessCallBeforeTheCount(t *testing.T) {
+	srv := testenv.Server(t)
+	startPipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, testtools.Tools()...), GapDeadline: time.Second})
+	js := jsFor(t, srv, "test-publisher")
+	cl := testenv.Client(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const turn = "nameless_first"
+	h, _ := encode(t, turn, 1, &schemas.ToolUse{Seq: 1, ToolUseID: "toolu_1", Name: "Noop", Input: schemas.RawJSON(`{}`), Complete: true, Calls: 2})
+	h.Del("ce-seq")
+	publish(t, ctx, js, sp.In(tenant, turn, subjects.KindUse), h, []byte("\xc1 garbage"))
+	waitFor(t, 10*time.Second, "its dead letter", func() bool {
+		return len(subjectMsgs(t, ctx, js, sp.DLQStream(), sp.DLQ(tenant, subjects.StageRouter))) == 1
+	})
+	publishUse(t, ctx, js, turn, &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Noop", Input: schemas.RawJSON(`{}`), Complete: true, Calls: 2})
+	rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer rcancel()
+	results, done, err := readTurn(rctx, cl, turn)
+	if err != nil || done.Results != 2 || len(results) != 2 || results[0].IsError || !results[1].IsError {
+		t.Fatalf("turn: %v, %d results %+v, done %+v", err, len(results), results, done)
+	}
+}

@@ -172,7 +172,7 @@ type rejection struct {
 	// it (lease.Settle).
 	now bool
 	// total is the turn's count as the lease had it when the call was
-	// found stopped (for now), -1 when unknown.
+	// found stopped; 0 (or less) when not known.
 	total int
 }
 
@@ -182,15 +182,21 @@ type rejection struct {
 // the lease is recorded already and the publish happens then (nothing
 // reads a rejected call's result but reorder, which waits for it).
 //
-// A call the turn stopped (now) is answered the other way round. Marking
-// it done may complete the turn, whose lease then lives only
-// lease.FinishedTTL, less than a redelivery takes; with no result stored,
-// the redelivered event would find nothing to tell that the turn is over,
-// and run the call on a new lease that does not know it was stopped. Its
-// answer is never late: it comes before the count, or within it.
+// When the turn's count is known and the call is within it, the answer
+// goes first instead: it can no longer turn out late, and recording the
+// call may complete the turn, whose lease then lives only
+// lease.FinishedTTL, less than a redelivery takes. With no result stored,
+// the redelivered event would find nothing to tell that the turn is over:
+// it would make a new lease, which for a call the turn had stopped does
+// not know that, and the call would run.
 func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, rj rejection) error {
-	if rj.now {
-		if err := r.publishResult(ctx, p, u, rj.why, false, rj.total); err != nil {
+	total := rj.total
+	if total <= 0 {
+		total = r.store.KnownTotal(p.Tenant, p.Turn)
+	}
+	first := total > 0 && u.Seq < total
+	if first {
+		if err := r.publishResult(ctx, p, u, rj.why, false, total); err != nil {
 			return err
 		}
 	}
@@ -221,7 +227,7 @@ func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 		return err
 	case late != "":
 		return r.answerLate(ctx, p, u, late)
-	case rj.now:
+	case first:
 		return nil
 	}
 	return r.publishResult(ctx, p, u, rj.why, false, l.Total)

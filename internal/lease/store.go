@@ -98,6 +98,16 @@ func (s *Store) Prime(tenant, turn string, b []byte, rev uint64) {
 	s.cache.hint(s.space.LeaseKey(tenant, turn), b, rev)
 }
 
+// KnownTotal is the turn's count as this process last saw its lease, -1
+// when it has seen none with a count. A count never changes once set, so
+// a cached one is right however old the rest of the lease is.
+func (s *Store) KnownTotal(tenant, turn string) int {
+	if l, _, _, ok := s.cache.get(s.space.LeaseKey(tenant, turn)); ok {
+		return l.Total
+	}
+	return -1
+}
+
 // Forget drops the turn's cached lease: the next update reads it.
 func (s *Store) Forget(tenant, turn string) { s.cache.forget(s.space.LeaseKey(tenant, turn)) }
 
