@@ -22,7 +22,7 @@ const (
 // publishHeld is the wait-for-end publish: the stream is paced as in
 // streaming mode and each block's completion is recorded in pubAt as it
 // happens, but the calls are held until the stream's end, then submitted
-// together with the turn's end. e2e, first result and turn time are thus
+// as a whole turn (SubmitCalls). e2e, first result and turn time are thus
 // counted from the same moments as in streaming mode: when each block
 // completed, and the stream's start.
 func (t *target) publishHeld(ctx context.Context, id string, calls []client.Call, opts client.TurnOptions, stream time.Duration, pubAt []time.Time) error {
