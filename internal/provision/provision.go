@@ -124,14 +124,14 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 		// The server refuses a window longer than the stream keeps.
 		sc.Duplicates = min(c.Dedup, sc.MaxAge)
 		sc.AllowDirect = true
-		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+		if err := ensureStream(ctx, js, sc); err != nil {
 			return fmt.Errorf("provision: stream %s: %w", sc.Name, err)
 		}
 	}
 	if err := interest(ctx, js, sp); err != nil {
 		return err
 	}
-	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	err := ensureKeyValue(ctx, js, jetstream.KeyValueConfig{
 		Bucket:      sp.LeaseBucket(),
 		Description: "per-turn lease: call states, safe flags, turn context",
 		History:     1,
@@ -148,7 +148,7 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 	if err != nil {
 		return fmt.Errorf("provision: bucket %s: %w", sp.LeaseBucket(), err)
 	}
-	_, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	err = ensureKeyValue(ctx, js, jetstream.KeyValueConfig{
 		Bucket:         sp.ToolsBucket(),
 		Description:    "tools advertised by live workers of each pool",
 		History:        1,
@@ -159,17 +159,43 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 	if err != nil {
 		return fmt.Errorf("provision: bucket %s: %w", sp.ToolsBucket(), err)
 	}
-	_, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+	oc := jetstream.ObjectStoreConfig{
 		Bucket:      sp.BlobBucket(),
 		Description: "results too long for the model, in full",
 		TTL:         c.MaxAge,
 		Storage:     c.Storage,
 		Replicas:    c.Replicas,
-	})
+	}
+	if _, err = js.CreateObjectStore(ctx, oc); errors.Is(err, jetstream.ErrBucketExists) {
+		_, err = js.UpdateObjectStore(ctx, oc)
+	}
 	if err != nil {
 		return fmt.Errorf("provision: object store %s: %w", sp.BlobBucket(), err)
 	}
 	return nil
+}
+
+// ensureStream makes the stream, or brings an existing one to sc. A create
+// with the config the stream has already changes nothing, so only a stream
+// that differs is updated: several stages start at once and each
+// provisions, and an update racing another process's consumer creation on
+// the same stream is a data race inside the server (its store's config is
+// rewritten while the consumer reads it).
+func ensureStream(ctx context.Context, js jetstream.JetStream, sc jetstream.StreamConfig) error {
+	_, err := js.CreateStream(ctx, sc)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		_, err = js.UpdateStream(ctx, sc)
+	}
+	return err
+}
+
+// ensureKeyValue is ensureStream for a bucket.
+func ensureKeyValue(ctx context.Context, js jetstream.JetStream, kc jetstream.KeyValueConfig) error {
+	_, err := js.CreateKeyValue(ctx, kc)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		_, err = js.UpdateKeyValue(ctx, kc)
+	}
+	return err
 }
 
 // ConsumerConfig is shared by the durable consumers below.
