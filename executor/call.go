@@ -290,11 +290,24 @@ func (e *Executor) answer(ctx context.Context, m *stage.Msg, cause error) error 
 	}
 	r := e.errorResult(c, time.Now(), 0, why)
 	r.TurnCalls = d.Calls
+	if c.malformed {
+		// Its turn may have no lease yet, and a result stored without one
+		// tells the router that the turn is over: the lease goes first.
+		e.tryMarkDone(ctx, c, r, m)
+	}
 	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, r) }); err != nil {
 		return err
 	}
+	if !c.malformed {
+		e.tryMarkDone(ctx, c, r, m)
+	}
+	return nil
+}
+
+// tryMarkDone marks an answered call done, once: what failed may be the
+// lease itself, and the answer goes out all the same.
+func (e *Executor) tryMarkDone(ctx context.Context, c *call, r *schemas.ToolResult, m *stage.Msg) {
 	if err := e.markDone(ctx, c, r, nil, false); err != nil {
 		e.cfg.Log.Warn("executor: could not mark an answered call done", "subject", m.Raw.Subject(), "err", err)
 	}
-	return nil
 }
