@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -119,6 +120,8 @@ func (e *Executor) invoke(ctx context.Context, c *call, input []byte, tc tool.Tu
 	timeout = min(timeout, e.cfg.MaxTimeout)
 	tctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
 	defer cancel()
+	// From the dispatch as the router wrote it: the same on every attempt.
+	tc.IdempotencyKey = tool.IdempotencyKey(c.p.Tenant, c.p.Turn, c.d.ToolUseID, c.d.Tool, json.RawMessage(c.d.Input))
 	res, err := c.t.Call(tctx, input, tc, progress)
 	if err != nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
 		err = fmt.Errorf("%s: %w", texts.Timeout(c.t.Name(), timeout), err)

@@ -46,7 +46,8 @@ const (
 	InterruptCancel
 )
 
-// TurnContext is the part of the turn's state a call runs with.
+// TurnContext is the part of the turn's state a call runs with, and the
+// call's idempotency key.
 type TurnContext struct {
 	// WorkDir is the working directory and the root file tools are confined to.
 	WorkDir string
@@ -54,6 +55,11 @@ type TurnContext struct {
 	PermissionMode string
 	// Version increases with every applied context change.
 	Version int64
+	// IdempotencyKey is the call's own key for the services it has side
+	// effects on, the same on every attempt of the call (IdempotencyKey).
+	// A tool passes it on (Bash as TOOLWIRE_IDEMPOTENCY_KEY, an MCP tool in
+	// the request's _meta); the model never sees it.
+	IdempotencyKey string
 }
 
 // Result is what a call returns to the model.

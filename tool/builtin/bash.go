@@ -107,5 +107,5 @@ func (r bashRunner) call(ctx context.Context, input json.RawMessage, tc tool.Tur
 	if in.Command == "" {
 		return tool.Result{Content: "command is empty", IsError: true}, nil
 	}
-	return r.run(ctx, in.Command, tc.WorkDir, in.timeout())
+	return r.run(ctx, in.Command, tc.WorkDir, tc.IdempotencyKey, in.timeout())
 }

@@ -29,18 +29,21 @@ type bashRunner struct {
 // cancellation, and also after a normal exit, so that background jobs do not
 // outlive the call that started them.
 //
+// The command finds the call's idempotency key (key, when set) in
+// TOOLWIRE_IDEMPOTENCY_KEY, for the services it calls.
+//
 // A timeout is an error result. A cancellation is returned as the context's
 // error, with the output so far as content. Output beyond maxCapture is
 // counted, not kept; the result's Cut says how much there was.
-func (r bashRunner) run(ctx context.Context, command, dir string, timeout time.Duration) (tool.Result, error) {
+func (r bashRunner) run(ctx context.Context, command, dir, key string, timeout time.Duration) (tool.Result, error) {
 	out := &cappedBuffer{max: r.maxCapture}
-	res, err := r.runInto(ctx, out, command, dir, timeout)
+	res, err := r.runInto(ctx, out, command, dir, key, timeout)
 	res.Cut = out.cut()
 	return res, err
 }
 
 // runInto is run with the output captured in out.
-func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir string, timeout time.Duration) (tool.Result, error) {
+func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir, key string, timeout time.Duration) (tool.Result, error) {
 	shell, err := findShell()
 	if err != nil {
 		return tool.Result{Content: err.Error(), IsError: true}, nil
@@ -58,6 +61,9 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 	}
 	cmd := exec.CommandContext(runCtx, shell, "-c", command)
 	cmd.Dir = dir
+	if key != "" {
+		cmd.Env = append(os.Environ(), tool.IdempotencyEnv+"="+key)
+	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }

@@ -266,7 +266,7 @@ func TestBashTerminatedBySignal(t *testing.T) {
 func TestBashOutputCap(t *testing.T) {
 	t.Parallel()
 	r := bashRunner{maxCapture: 1000}
-	res, err := r.run(context.Background(), "head -c 5000 /dev/zero | tr '\\0' a", t.TempDir(), time.Minute)
+	res, err := r.run(context.Background(), "head -c 5000 /dev/zero | tr '\\0' a", t.TempDir(), "", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,5 +385,16 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBashIdempotencyKey: the command finds its call's idempotency key in
+// TOOLWIRE_IDEMPOTENCY_KEY, and the server's environment as before.
+func TestBashIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	raw := json.RawMessage(`{"command":"printf '%s %s' \"$TOOLWIRE_IDEMPOTENCY_KEY\" \"$HOME\""}`)
+	res, err := Bash().Call(context.Background(), raw, tool.TurnContext{WorkDir: t.TempDir(), IdempotencyKey: "twk1_0123"}, nil)
+	if err != nil || res.IsError || res.Content != "twk1_0123 "+os.Getenv("HOME") {
+		t.Fatalf("%+v %v", res, err)
 	}
 }

@@ -60,7 +60,7 @@ func TestStreamableHTTP(t *testing.T) {
 		names = append(names, tl.Name())
 	}
 	slices.Sort(names)
-	if want := []string{"mcp__web__confused", "mcp__web__long_doc", "mcp__web__lookup", "mcp__web__wipe"}; !slices.Equal(names, want) {
+	if want := []string{"mcp__web__charge", "mcp__web__confused", "mcp__web__long_doc", "mcp__web__lookup", "mcp__web__wipe"}; !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
 	lookup := lookupTool(t, s, "lookup")

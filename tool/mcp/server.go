@@ -369,8 +369,11 @@ func (s *Server) session(ctx context.Context) (*session, string) {
 	}
 }
 
-// call runs one tool call on the live session.
-func (s *Server) call(ctx context.Context, info ToolInfo, input json.RawMessage, progress tool.Progress) (tool.Result, error) {
+// call runs one tool call on the live session. The call's idempotency key,
+// when set, goes in the request's _meta (tool.IdempotencyMeta), where a
+// server with side effects can find it; the model's arguments stay as
+// they are.
+func (s *Server) call(ctx context.Context, info ToolInfo, input json.RawMessage, key string, progress tool.Progress) (tool.Result, error) {
 	sess, text := s.session(ctx)
 	if sess == nil {
 		if text == "" {
@@ -383,6 +386,9 @@ func (s *Server) call(ctx context.Context, info ToolInfo, input json.RawMessage,
 		args = input
 	}
 	params := &mcpsdk.CallToolParams{Name: info.MCPName, Arguments: args}
+	if key != "" {
+		params.Meta = mcpsdk.Meta{tool.IdempotencyMeta: key}
+	}
 	if progress != nil {
 		token := "toolwire-" + strconv.FormatInt(s.tokens.Add(1), 10)
 		params.SetProgressToken(token)

@@ -119,7 +119,7 @@ func TestStdioTools(t *testing.T) {
 	}
 	slices.Sort(names)
 	// badschema is left out: the router could not compile its schema.
-	want := []string{"mcp__t_srv__confused", "mcp__t_srv__crash", "mcp__t_srv__long_doc", "mcp__t_srv__lookup", "mcp__t_srv__wipe"}
+	want := []string{"mcp__t_srv__charge", "mcp__t_srv__confused", "mcp__t_srv__crash", "mcp__t_srv__long_doc", "mcp__t_srv__lookup", "mcp__t_srv__wipe"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
@@ -231,6 +231,11 @@ func TestStdioTools(t *testing.T) {
 	res, err = call(t, lookupTool(t, s, "lookup"), `{"key":"k2"}`)
 	if err != nil || res.Content != "lookup k2: found" {
 		t.Errorf("lookup after a protocol error: %+v %v", res, err)
+	}
+	// The call's idempotency key reaches the server in _meta.
+	res, err = lookupTool(t, s, "charge").Call(ctx, json.RawMessage(`{}`), tool.TurnContext{IdempotencyKey: "twk1_abc"}, nil)
+	if err != nil || res.Content != "charged once for twk1_abc" {
+		t.Errorf("charge: %+v %v", res, err)
 	}
 }
 

@@ -196,8 +196,8 @@ func (s *Server) build(listed []*mcpsdk.Tool) ([]*tool.Tool, []ToolInfo) {
 			Description:    desc,
 			InputSchema:    schema,
 			UserFacingName: userFacingName(i),
-			Call: func(ctx context.Context, input json.RawMessage, _ tool.TurnContext, progress tool.Progress) (tool.Result, error) {
-				return s.call(ctx, i, input, progress)
+			Call: func(ctx context.Context, input json.RawMessage, tc tool.TurnContext, progress tool.Progress) (tool.Result, error) {
+				return s.call(ctx, i, input, tc.IdempotencyKey, progress)
 			},
 		}
 		if i.ReadOnly {

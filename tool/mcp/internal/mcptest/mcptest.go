@@ -92,6 +92,17 @@ func New(opts Options) *mcpsdk.Server {
 	})
 
 	s.AddTool(&mcpsdk.Tool{
+		Name:        "charge",
+		Description: "Says which idempotency key the request's _meta carried.",
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: &mcpsdk.ToolAnnotations{DestructiveHint: yes()},
+	}, func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
+		// The key under which toolwire sends it (tool.IdempotencyMeta).
+		key, _ := req.Params.GetMeta()["dev.toolwire/idempotencyKey"].(string)
+		return text("charged once for " + key), nil
+	})
+
+	s.AddTool(&mcpsdk.Tool{
 		Name:        "wipe",
 		Description: "Wipes everything after sleeping ms milliseconds.",
 		InputSchema: json.RawMessage(msSchema),
