@@ -291,7 +291,8 @@ func tokenSafe(s string) string {
 type Parsed struct {
 	Tenant string
 	Turn   string
-	// Kind is the input kind (In subjects) or "end" for the result end marker.
+	// Kind is the input kind (In subjects), "end" for the result end
+	// marker, or the stage that gave up (DLQ subjects).
 	Kind string
 	// Pool is set for Exec subjects.
 	Pool string
@@ -339,6 +340,15 @@ func (s Space) ParseResult(subject string) (Parsed, error) {
 	}
 	p.Seq = seq
 	return p, nil
+}
+
+// ParseDLQ parses a dead-letter subject; Kind is the stage that gave up.
+func (s Space) ParseDLQ(subject string) (Parsed, error) {
+	t := strings.Split(subject, ".")
+	if len(t) != 4 || t[0] != s.prefix || t[2] != "dlq" {
+		return Parsed{}, fmt.Errorf("%w: %q is not %s.<tenant>.dlq.<stage>", ErrBadSubject, subject, s.prefix)
+	}
+	return Parsed{Tenant: t[1], Kind: t[3], Seq: -1}, nil
 }
 
 // BlobName is the object name of call seq's oversize result.
