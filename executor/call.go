@@ -60,6 +60,11 @@ type claimed struct {
 	text    string // the answer of stepHalt
 	seen    uint64 // the lease version the decision was made on
 	batch   int    // the call's batch, for a claim made standing
+	// until is when another worker's claim on the call runs out (Unix ms),
+	// 0 when the call waits for nothing of the kind: a redelivered call
+	// looks again then, rather than wait for a change that a dead worker
+	// will never make.
+	until int64
 }
 
 // handle runs one routed call. ctx outlives the receive loop: a call that
@@ -153,7 +158,11 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 			continue
 		}
 		stale = 0
-		wait := time.NewTimer(e.cfg.Recheck)
+		recheck := e.cfg.Recheck
+		if cl.until > 0 {
+			recheck = min(recheck, time.Until(time.UnixMilli(cl.until))+5*time.Millisecond)
+		}
+		wait := time.NewTimer(recheck)
 		select {
 		case <-changed:
 		case <-st.fired():
@@ -201,7 +210,9 @@ func (e *Executor) claim(ctx context.Context, c *call) (claimed, error) {
 			return lease.ErrNoChange
 		case schemas.CallRunning:
 			if now.UnixMilli() < lc.Deadline {
-				// Its worker is alive (or not yet known dead): wait.
+				// Its worker is alive (or not yet known dead): wait, at
+				// most until the claim runs out.
+				out.until = lc.Deadline
 				return lease.ErrNoChange
 			}
 			out.attempt = lc.Attempts

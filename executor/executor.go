@@ -34,7 +34,10 @@ import (
 const (
 	DefaultCallTimeout = 2 * time.Minute
 	DefaultMaxTimeout  = 10 * time.Minute
-	DefaultDeadline    = 15 * time.Second
+	// DefaultDeadline is short so that a dead worker's calls are taken
+	// over within about it: its messages come back after the same time
+	// (the consumer's AckWait defaults to it) and find their claims expired.
+	DefaultDeadline = 2 * time.Second
 )
 
 // Config configures one executor worker.
@@ -50,7 +53,9 @@ type Config struct {
 	MaxTimeout  time.Duration
 	// Deadline is how long a running call's claim lasts without renewal; a
 	// worker renews at a third of it, and a redelivered call whose claim
-	// expired counts its worker as dead.
+	// expired counts its worker as dead. The consumer's AckWait defaults
+	// to it, so that a dead worker's messages come back as its claims
+	// expire.
 	Deadline time.Duration
 	// Shared, when set, is what this worker shares with the other workers
 	// of its process (NewShared, on the nc given to New).
@@ -119,6 +124,10 @@ func (c Config) withDefaults() Config {
 		// Parked calls hold their message, so the pool needs room for
 		// every call of the turns in flight, not just the running ones.
 		c.Consumer.MaxAckPending = 4096
+	}
+	if c.Consumer.AckWait == 0 {
+		// Held messages are kept alive at a third of it (InProgress).
+		c.Consumer.AckWait = c.Deadline
 	}
 	c.Consumer = c.Consumer.WithDefaults()
 	if c.Source == "" {

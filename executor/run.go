@@ -50,7 +50,11 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	}
 	finished := time.Now()
 	stopMonitor()
-	stopRenew()
+	// The claim and the message stay alive until the result is stored and
+	// the call marked done (stopRenew below): a call that finished while
+	// the broker was away must not be answered "outcome unknown" by the
+	// worker its message is redelivered to.
+	defer stopRenew()
 
 	fails := callErr != nil || c.t.IsFailure(res)
 	var r *schemas.ToolResult

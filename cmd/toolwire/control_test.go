@@ -70,6 +70,8 @@ type cluster struct {
 	srv     *embedded.Server
 	cl      *client.Client
 	workdir string
+	// procs are the executor processes.
+	procs []*exec.Cmd
 }
 
 func startCluster(t *testing.T) *cluster {
@@ -86,13 +88,18 @@ func startCluster(t *testing.T) *cluster {
 	reg := testenv.Registry(t, append(builtin.Tools(), testtools.Tools()...)...)
 	testenv.Pipeline(t, srv, pipeline.Config{Tools: reg, Executors: -1, Reorders: 2})
 	workdir := t.TempDir()
+	var procs []*exec.Cmd
 	for i := range 2 {
 		cmd := exec.Command(bin, "serve", "--nats", srv.ClientURL(), "--stages", "executor", "--executors", "1", "--test-tools", "--workdir", workdir)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		procs = append(procs, cmd)
 		t.Cleanup(func() {
+			if cmd.ProcessState != nil {
+				return // killed by the test, and waited for
+			}
 			_ = cmd.Process.Signal(os.Interrupt)
 			done := make(chan struct{})
 			go func() { _ = cmd.Wait(); close(done) }()
@@ -110,7 +117,7 @@ func startCluster(t *testing.T) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &cluster{srv: srv, cl: cl, workdir: workdir}
+	return &cluster{srv: srv, cl: cl, workdir: workdir, procs: procs}
 }
 
 // waitWorkers waits until n executor processes pull from the pool's consumer.
