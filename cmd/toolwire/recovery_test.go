@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,13 +24,15 @@ import (
 // Within seconds the running call is answered "outcome unknown" — the
 // claim's deadline and the message's ack wait are short (2 s) and renewed
 // while the worker lives, not left at 30 s — and the parked call, as a
-// sibling of a failed Bash call, is cancelled.
+// sibling of a failed Bash call, is cancelled. The shell dies with its
+// worker, so the rest of the command never writes after the agent was
+// told "outcome unknown".
 func TestKilledWorkerCallsRecoverFast(t *testing.T) {
 	c := startCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	turn := client.NewTurnID()
-	calls := []client.Call{bash("toolu_long", "sleep 30 && touch long_done"), bash("toolu_next", "echo after")}
+	calls := []client.Call{bash("toolu_long", "sleep 4 && touch long_done"), bash("toolu_next", "echo after")}
 	if err := c.cl.SubmitCalls(ctx, turn, calls, client.TurnOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,12 +66,17 @@ func TestKilledWorkerCallsRecoverFast(t *testing.T) {
 	took := time.Since(at)
 	t.Logf("recovered %v after the kill", took.Round(time.Millisecond))
 	if len(results) != 2 || !results[0].IsError || !strings.Contains(results[0].Content, "outcome unknown") ||
-		!results[1].IsError || !strings.Contains(results[1].Content, "Cancelled: parallel tool call Bash(sleep 30") {
+		!results[1].IsError || !strings.Contains(results[1].Content, "Cancelled: parallel tool call Bash(sleep 4") {
 		t.Fatalf("results %s", describe(results))
 	}
 	// Generous: the machine is shared. Before, it took the 30 s ack wait.
 	if took > 15*time.Second {
 		t.Errorf("recovery took %v", took)
+	}
+	// Past the time the command would have written.
+	time.Sleep(time.Until(at.Add(6 * time.Second)))
+	if _, err := os.Stat(filepath.Join(c.workdir, "long_done")); err == nil {
+		t.Error("the killed worker's command wrote after its call was answered")
 	}
 	l, _, err := store.Get(ctx, subjects.DefaultTenant, turn)
 	if err == nil && !lease.Complete(l) {

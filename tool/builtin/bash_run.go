@@ -66,6 +66,7 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithWorker(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	if err := cmd.Start(); err != nil {
 		pr.Close()
