@@ -206,14 +206,7 @@ func callAgainWhileReorderBehind(t *testing.T, counted bool) {
 		publishEnd(t, ctx, js, turn, 1)
 	}
 	store := mustStore(t, ctx, srv)
-	waitFor(t, 10*time.Second, "the turn to complete in its lease", func() bool {
-		l, _, err := store.Get(ctx, tenant, turn)
-		return err == nil && lease.Complete(l)
-	})
-	waitFor(t, 2*lease.FinishedTTL+10*time.Second, "the finished lease to expire", func() bool {
-		_, _, err := store.Get(ctx, tenant, turn)
-		return errors.Is(err, jetstream.ErrKeyNotFound)
-	})
+	waitFinishedLeaseGone(t, ctx, store, turn)
 	h, body := encode(t, turn, 0, use)
 	publish(t, ctx, js, sp.In(tenant, turn, subjects.KindUse), h, body)
 	waitFor(t, 10*time.Second, "the dead letter of the call sent again", func() bool {
@@ -250,6 +243,20 @@ func TestLateTurnEventDoesNotReviveCountedTurn(t *testing.T) {
 	t.Run("discard", func(t *testing.T) { t.Parallel(); lateTurnEvent(t, subjects.KindDiscard) })
 }
 
+// waitFinishedLeaseGone waits for the turn to complete in its lease, then
+// for the finished lease to expire.
+func waitFinishedLeaseGone(t *testing.T, ctx context.Context, store *lease.Store, turn string) {
+	t.Helper()
+	waitFor(t, 10*time.Second, "the turn to complete in its lease", func() bool {
+		l, _, err := store.Get(ctx, tenant, turn)
+		return err == nil && lease.Complete(l)
+	})
+	waitFor(t, 2*lease.FinishedTTL+10*time.Second, "the finished lease to expire", func() bool {
+		_, _, err := store.Get(ctx, tenant, turn)
+		return errors.Is(err, jetstream.ErrKeyNotFound)
+	})
+}
+
 func lateTurnEvent(t *testing.T, kind string) {
 	srv := testenv.Server(t)
 	dir := t.TempDir()
@@ -262,14 +269,7 @@ func lateTurnEvent(t *testing.T, kind string) {
 	use := &schemas.ToolUse{Seq: 0, ToolUseID: "toolu_0", Name: "Bash", Input: schemas.RawJSON(`{"command":"echo run >> runs"}`), Complete: true, Calls: 1}
 	publishUse(t, ctx, js, turn, use)
 	store := mustStore(t, ctx, srv)
-	waitFor(t, 10*time.Second, "the turn to complete in its lease", func() bool {
-		l, _, err := store.Get(ctx, tenant, turn)
-		return err == nil && lease.Complete(l)
-	})
-	waitFor(t, 2*lease.FinishedTTL+10*time.Second, "the finished lease to expire", func() bool {
-		_, _, err := store.Get(ctx, tenant, turn)
-		return errors.Is(err, jetstream.ErrKeyNotFound)
-	})
+	waitFinishedLeaseGone(t, ctx, store, turn)
 	var data schemas.Data = &schemas.TurnEnd{Calls: 1}
 	if kind == subjects.KindDiscard {
 		data = &schemas.TurnDiscard{}
