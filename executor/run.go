@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
@@ -25,6 +26,12 @@ const timeoutGrace = time.Second
 // sibling's error); the cause's text is the call's result.
 var errStopped = errors.New("stopped by the turn")
 
+// errClaimLost stops a call whose claim another worker holds now (its own
+// lapsed while this worker could not renew it, and the call's message went
+// to that worker): the call is that worker's, and this one must neither go
+// on with its side effects nor publish a result.
+var errClaimLost = errors.New("executor: the call's claim was taken over by another worker")
+
 // run executes a claimed call, renewing the claim while it runs and
 // stopping it when the turn says so, then publishes the result and marks
 // the call done.
@@ -32,7 +39,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopRenew := e.renew(ctx, c)
-	stopMonitor := e.monitor(c, w, cancel)
+	stopMonitor := e.monitor(c, w, cl.attempt, cancel)
 	var reported atomic.Bool
 	progress := e.progress(ctx, c, &reported)
 	started := time.Now()
@@ -50,6 +57,13 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	}
 	finished := time.Now()
 	stopMonitor()
+	if errors.Is(context.Cause(cctx), errClaimLost) {
+		stopRenew()
+		e.cfg.Log.Warn("executor: stopped a call another worker took over", "turn", c.p.Turn, "seq", c.d.Seq)
+		// Its message is the other worker's delivery now: neither acked
+		// nor nakked here.
+		return stage.Leave()
+	}
 	// The claim and the message stay alive until the result is stored and
 	// the call marked done (stopRenew below): a call that finished while
 	// the broker was away must not be answered "outcome unknown" by the
@@ -89,7 +103,7 @@ func stoppedText(cause error) string {
 // monitor stops the call when a lease change says the turn wants it
 // stopped: the change is read from the notification itself, so a call in
 // any process dies within a notification's latency of the mark.
-func (e *Executor) monitor(c *call, w *lease.Watch, cancel context.CancelCauseFunc) (stop func()) {
+func (e *Executor) monitor(c *call, w *lease.Watch, attempt int, cancel context.CancelCauseFunc) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	interruptible := c.t.InterruptBehavior() == tool.InterruptCancel
@@ -98,6 +112,12 @@ func (e *Executor) monitor(c *call, w *lease.Watch, cancel context.CancelCauseFu
 		for {
 			changed := w.Changed()
 			if l := w.Last(); l != nil {
+				if lostClaim(l.Peek(c.d.Seq), e.cfg.WorkerID, attempt) {
+					// Answered or running elsewhere: whatever the tool
+					// allows, it stops here.
+					cancel(errClaimLost)
+					return
+				}
 				if text, ok := lease.StopRunning(l, c.d.Seq, interruptible); ok {
 					cancel(&stoppedError{text: text})
 					return
@@ -111,6 +131,16 @@ func (e *Executor) monitor(c *call, w *lease.Watch, cancel context.CancelCauseFu
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// lostClaim says whether the lease shows this worker's claim on a call
+// (attempt) gone to another: the call answered, or running on another
+// worker. A lease from before the claim (fewer attempts) says nothing.
+func lostClaim(lc *schemas.LeaseCall, worker string, attempt int) bool {
+	if lc == nil || lc.Attempts < attempt {
+		return false
+	}
+	return lc.State == schemas.CallDone || lc.State == schemas.CallRunning && lc.Worker != worker
 }
 
 // invoke runs the tool under its timeout: the call's own where the tool

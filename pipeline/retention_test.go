@@ -12,6 +12,7 @@ import (
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
+	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool/testtools"
 )
@@ -79,10 +80,18 @@ func TestFinishedTurnLeavesOnlyItsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := kv.GetLastMsgForSubject(ctx, sp.LeaseSubject(subjects.DefaultTenant, turn))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The last call's done write comes after its result, so after the
+	// turn could be read whole.
+	var m *jetstream.RawStreamMsg
+	testenv.WaitFor(t, 10*time.Second, "the lease to be written complete", func() bool {
+		var err error
+		m, err = kv.GetLastMsgForSubject(ctx, sp.LeaseSubject(subjects.DefaultTenant, turn))
+		if err != nil {
+			return false
+		}
+		l, err := schemas.DecodeLease(m.Data)
+		return err == nil && lease.Complete(l)
+	})
 	if got := m.Header.Get("Nats-TTL"); got != lease.FinishedTTL.String() {
 		t.Errorf("the finished lease's TTL is %q, want %s", got, lease.FinishedTTL)
 	}
