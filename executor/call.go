@@ -76,6 +76,7 @@ func (e *Executor) handle(ctx context.Context, m *stage.Msg) error {
 		return stage.Drop(fmt.Errorf("%s is not a dispatch event", m.Meta.Type))
 	}
 	c := &call{m: m.Raw, p: m.Subject, meta: m.Meta, d: d, first: m.Delivered == 1 && m.Attempt <= 1}
+	defer e.keepAlive(c)()
 	if err := e.process(ctx, m.Recv, c); err != nil {
 		if m.Recv.Err() != nil {
 			return stage.Leave()
@@ -103,8 +104,6 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 		return err
 	}
 	defer w.Release()
-	keepAlive := time.NewTicker(e.keepAliveEvery())
-	defer keepAlive.Stop()
 	// A parked call stands in the store: a write of this process that
 	// lets it start claims it in the same compare-and-set (standing.go).
 	var st *standing
@@ -173,8 +172,6 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 			// The safety net for a notification lost: read the lease
 			// itself, not the cache notifications keep.
 			e.store.Forget(c.p.Tenant, c.p.Turn)
-		case <-keepAlive.C:
-			_ = c.m.InProgress()
 		case <-recv.Done():
 			wait.Stop()
 			if fired, ok := st.withdraw(e); ok {
@@ -189,8 +186,34 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 }
 
 func (e *Executor) keepAliveEvery() time.Duration {
-	// AckWait has its default (provision.DefaultAckWait) by now.
-	return e.cfg.Consumer.AckWait / 3
+	// AckWait has its default (the claim's deadline) by now. A quarter
+	// leaves room for a tick that comes late on a busy machine.
+	return e.cfg.Consumer.AckWait / 4
+}
+
+// keepAlive tells the server every keepAliveEvery that the call's message
+// is still being worked on, for as long as this worker holds it — parked,
+// claiming, running, publishing its result — until stop. It goes on its
+// own: a lease write that is slow (contention, a broker that is busy) must
+// not let the message be redelivered, and the call taken over, while its
+// worker is alive. A call done within the first interval sends nothing.
+func (e *Executor) keepAlive(c *call) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tk := time.NewTicker(e.keepAliveEvery())
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+				_ = c.m.InProgress()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // claim classifies the call in the lease and decides its next step; when

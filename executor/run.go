@@ -163,21 +163,20 @@ func (e *Executor) invoke(ctx context.Context, c *call, input []byte, tc tool.Tu
 	return res, err
 }
 
-// renew keeps a running call's claim and message alive until stopped.
+// renew keeps a running call's claim alive until stopped (its message is
+// kept alive by keepAlive).
 func (e *Executor) renew(ctx context.Context, c *call) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		every := min(e.cfg.Deadline/3, e.keepAliveEvery())
-		tk := time.NewTicker(every)
+		tk := time.NewTicker(e.cfg.Deadline / 3)
 		defer tk.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tk.C:
-				_ = c.m.InProgress()
 				_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
 					lc := l.Peek(c.d.Seq)
 					if lc == nil || lc.State != schemas.CallRunning || lc.Worker != e.cfg.WorkerID {

@@ -4,9 +4,9 @@ import "syscall"
 
 // dieWithWorker has the shell killed when the worker that started it dies
 // (kill -9, a crash): the agent is then told "outcome unknown", and the
-// rest of the command must not go on writing after that. A program the
-// shell already started runs on (it is not the shell's own death's
-// concern), but nothing after it in the command does. Linux sends the
-// signal when the thread that started the shell ends; the Go runtime ends
-// a thread only under a goroutine locked to it, which nothing here does.
+// command must not go on writing after that. The signal holds through the
+// shell's exec of its last command; what the shell forked (a background
+// job, the other members of a pipeline) runs on. Linux sends it when the
+// thread that started the shell ends, so the caller keeps that thread
+// locked until the shell is gone.
 func dieWithWorker(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -67,6 +68,11 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	dieWithWorker(cmd.SysProcAttr)
+	// The death signal follows the thread that starts the shell, not the
+	// process: that thread must outlive the shell, whatever else runs in
+	// the program (a goroutine that ends locked to its thread ends it).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	if err := cmd.Start(); err != nil {
 		pr.Close()
