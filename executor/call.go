@@ -198,22 +198,7 @@ func (e *Executor) keepAliveEvery() time.Duration {
 // not let the message be redelivered, and the call taken over, while its
 // worker is alive. A call done within the first interval sends nothing.
 func (e *Executor) keepAlive(c *call) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tk := time.NewTicker(e.keepAliveEvery())
-		defer tk.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tk.C:
-				_ = c.m.InProgress()
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
+	return every(e.keepAliveEvery(), func() { _ = c.m.InProgress() })
 }
 
 // claim classifies the call in the lease and decides its next step; when

@@ -166,28 +166,36 @@ func (e *Executor) invoke(ctx context.Context, c *call, input []byte, tc tool.Tu
 // renew keeps a running call's claim alive until stopped (its message is
 // kept alive by keepAlive).
 func (e *Executor) renew(ctx context.Context, c *call) (stop func()) {
+	return every(e.cfg.Deadline/3, func() {
+		_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
+			lc := l.Peek(c.d.Seq)
+			if lc == nil || lc.State != schemas.CallRunning || lc.Worker != e.cfg.WorkerID {
+				return lease.ErrNoChange
+			}
+			lc.Deadline = time.Now().Add(e.cfg.Deadline).UnixMilli()
+			return nil
+		})
+		if err != nil {
+			e.cfg.Log.Warn("executor: renewing claim", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
+		}
+	})
+}
+
+// every runs fn every d on a goroutine of its own (not at once) until
+// stop, which returns once fn is not running.
+func every(d time.Duration, fn func()) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		tk := time.NewTicker(e.cfg.Deadline / 3)
+		tk := time.NewTicker(d)
 		defer tk.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tk.C:
-				_, _, err := e.store.Update(ctx, c.p.Tenant, c.p.Turn, nil, func(l *schemas.Lease) error {
-					lc := l.Peek(c.d.Seq)
-					if lc == nil || lc.State != schemas.CallRunning || lc.Worker != e.cfg.WorkerID {
-						return lease.ErrNoChange
-					}
-					lc.Deadline = time.Now().Add(e.cfg.Deadline).UnixMilli()
-					return nil
-				})
-				if err != nil {
-					e.cfg.Log.Warn("executor: renewing claim", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
-				}
+				fn()
 			}
 		}
 	}()
