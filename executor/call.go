@@ -225,8 +225,13 @@ func (e *Executor) claim(ctx context.Context, c *call) (claimed, error) {
 			}
 			out.attempt = lc.Attempts
 			if !lc.ReadOnly {
+				// The answer is decided by a write, not on this read: a
+				// renewal by a worker that is alive after all refuses it,
+				// and the call is looked at again. The worker, should it
+				// come back, sees the claim gone and stops the call.
 				out.st = stepInterrupted
-				return lease.ErrNoChange
+				lc.Worker, lc.Deadline = e.cfg.WorkerID, now.Add(e.cfg.Deadline).UnixMilli()
+				return nil
 			}
 			if text, halted := lease.Halted(l, seq); halted {
 				out.st, out.text = stepHalt, text
