@@ -140,6 +140,16 @@ func (c *turnCache) keepTotal(key string, n int) {
 	e.total, e.hasTotal = n, true
 }
 
+// learnTotal caches a turn's count as a result carried it, unless the
+// turn's count is known already (it never changes).
+func (c *turnCache) learnTotal(key string, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.entry(key); !e.hasTotal {
+		e.total, e.hasTotal = n, true
+	}
+}
+
 // wait records that the result of seq came and waits behind a gap, with
 // the message itself while the budget allows.
 func (c *turnCache) wait(key string, seq int, h nats.Header, body []byte, res *schemas.ToolResult) {

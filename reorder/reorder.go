@@ -165,13 +165,19 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 		// retry will.
 		fromCache = false
 	}
-	defer func() { r.cache.keep(key, cur) }()
-	// The count a result in hand carried: kept here too, since another
-	// lane may wipe the cache meanwhile.
+	// The count a result in hand carries (a turn whose calls carried it
+	// has no end marker), held here, since another lane may wipe the cache
+	// meanwhile, and remembered with the cursor.
 	carried := 0
 	if m != nil {
-		carried = r.learnTotal(key, m.Data)
+		carried = schemas.TurnCount(m.Data)
 	}
+	defer func() {
+		if carried > 0 {
+			r.cache.learnTotal(key, carried)
+		}
+		r.cache.keep(key, cur)
+	}()
 	races := 0
 	for !cur.done {
 		var h nats.Header
@@ -208,10 +214,8 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 			res, bad = r.checkResult(h, body, cur.delivered)
 		}
 		late := bad == nil && res != nil && res.Late
-		if bad == nil && res != nil {
-			if n := r.learnTotal(key, res); n > 0 {
-				carried = n
-			}
+		if n := schemas.TurnCount(res); bad == nil && n > 0 {
+			carried = n
 		}
 		if missing || late {
 			total := carried
@@ -309,20 +313,6 @@ func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed
 	return n, err
 }
 
-// learnTotal remembers the turn's count a result carries (a turn whose
-// calls carried it has no end marker) and returns it, 0 when it carries
-// none. A late call's answer says nothing of the turn.
-func (r *Reorder) learnTotal(key string, d schemas.Data) int {
-	res, ok := d.(*schemas.ToolResult)
-	if !ok || res.TurnCalls <= 0 || res.Late {
-		return 0
-	}
-	if _, known := r.cache.total(key); !known {
-		r.cache.keepTotal(key, res.TurnCalls)
-	}
-	return res.TurnCalls
-}
-
 // readCursor reads the turn's out subject's last message.
 func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, error) {
 	raw, err := r.out.GetLastMsgForSubject(ctx, r.cfg.Space.Out(p.Tenant, p.Turn))
@@ -349,8 +339,8 @@ func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, er
 // says.
 func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m *stage.Msg) (int, error) {
 	if m != nil {
-		if res, ok := m.Data.(*schemas.ToolResult); ok && res.TurnCalls > 0 && !res.Late {
-			return res.TurnCalls, nil
+		if n := schemas.TurnCount(m.Data); n > 0 {
+			return n, nil
 		}
 	}
 	if m != nil && p.Kind == subjects.KindEnd {
@@ -413,9 +403,8 @@ func (r *Reorder) outTotal(ctx context.Context, p subjects.Parsed) (int, error) 
 		case err != nil:
 			return -1, fmt.Errorf("reorder: read the turn's delivered results: %w", err)
 		}
-		_, d, err := r.cfg.Limits.Decode(raw.Header, raw.Data)
-		if res, ok := d.(*schemas.ToolResult); err == nil && ok && res.TurnCalls > 0 {
-			return res.TurnCalls, nil
+		if _, d, err := r.cfg.Limits.Decode(raw.Header, raw.Data); err == nil && schemas.TurnCount(d) > 0 {
+			return schemas.TurnCount(d), nil
 		}
 	}
 	return -1, nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
@@ -97,25 +96,17 @@ func (r *Router) answerUnleased(ctx context.Context, m *stage.Msg, p subjects.Pa
 // yet, the one the event's ce-calls header gives, recorded in the lease
 // first. A turn with neither is left to its other events (a turn_end).
 func (r *Router) closeCounted(ctx context.Context, p subjects.Parsed, calls int) error {
-	l, _, err := r.store.Get(ctx, p.Tenant, p.Turn)
-	switch {
-	case err == nil && l.Total >= 0:
-	case (err == nil || errors.Is(err, jetstream.ErrKeyNotFound)) && calls > 0:
-		var ok bool
-		l, ok, err = r.update(ctx, p, nil, func(l *schemas.Lease) error {
-			if l.Total >= 0 {
-				return lease.ErrNoChange
-			}
-			l.Total = calls
+	if calls <= 0 {
+		// No count to give: only a turn that has one is closed.
+		l, _, err := r.store.Get(ctx, p.Tenant, p.Turn)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
 			return nil
-		})
-		if !ok {
+		case err != nil:
 			return err
+		case l.Total < 0:
+			return nil
 		}
-	case err == nil || errors.Is(err, jetstream.ErrKeyNotFound):
-		return nil
-	default:
-		return err
 	}
-	return r.publishEnd(ctx, p, &schemas.TurnEnd{Calls: l.Total, StopReason: "error", Error: "a tool_use of the turn named no call"})
+	return r.closeWith(ctx, p, func(*schemas.Lease) int { return calls }, "a tool_use of the turn named no call")
 }

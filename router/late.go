@@ -135,10 +135,8 @@ func (o *opener) count(u *schemas.ToolUse) int {
 	if o.found.Subject == o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn) {
 		return 0
 	}
-	if _, d, err := o.r.cfg.Limits.Decode(o.found.Header, o.found.Data); err == nil {
-		if res, ok := d.(*schemas.ToolResult); ok && res.TurnCalls > 0 {
-			return res.TurnCalls
-		}
+	if _, d, err := o.r.cfg.Limits.Decode(o.found.Header, o.found.Data); err == nil && schemas.TurnCount(d) > 0 {
+		return schemas.TurnCount(d)
 	}
 	return u.Calls
 }
@@ -220,11 +218,18 @@ func (r *Router) publishResult(ctx context.Context, p subjects.Parsed, u *schema
 // unreadable) at the calls seen so far, so that it still completes; why is
 // the turn's error.
 func (r *Router) closeAt(ctx context.Context, p subjects.Parsed, why string) error {
+	return r.closeWith(ctx, p, (*schemas.Lease).Seen, why)
+}
+
+// closeWith gives the turn the count calls(l) when it has none, then
+// publishes its end marker with the count that holds; why is the turn's
+// error.
+func (r *Router) closeWith(ctx context.Context, p subjects.Parsed, calls func(*schemas.Lease) int, why string) error {
 	l, ok, err := r.update(ctx, p, nil, func(l *schemas.Lease) error {
 		if l.Total >= 0 {
 			return lease.ErrNoChange
 		}
-		l.Total = l.Seen()
+		l.Total = calls(l)
 		return nil
 	})
 	if !ok {

@@ -85,7 +85,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 		return r.answerLate(ctx, p, u, late)
 	}
 	if halted != "" {
-		return r.reject(ctx, p, u, rejection{why: halted, now: true, total: written.Total})
+		return r.reject(ctx, p, u, rejection{why: halted, now: true})
 	}
 	d := &schemas.Dispatch{Seq: u.Seq, ToolUseID: u.ToolUseID, Tool: rt.name, Input: schemas.RawJSON(args), Pool: pool, Repaired: repaired, Calls: max(written.Total, 0)}
 	if d.Lease = lease.Snapshot(written); d.Lease != nil {
@@ -171,9 +171,6 @@ type rejection struct {
 	// wait for every earlier call, and its failure reaches no call before
 	// it (lease.Settle).
 	now bool
-	// total is the turn's count as the lease had it when the call was
-	// found stopped; 0 (or less) when not known.
-	total int
 }
 
 // reject answers a call that will not run. The lease records the call
@@ -190,10 +187,9 @@ type rejection struct {
 // it would make a new lease, which for a call the turn had stopped does
 // not know that, and the call would run.
 func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, rj rejection) error {
-	total := rj.total
-	if total <= 0 {
-		total = r.store.KnownTotal(p.Tenant, p.Turn)
-	}
+	// The lease this process last saw, the one that found the call
+	// stopped among them: a count never changes once set.
+	total := r.store.KnownTotal(p.Tenant, p.Turn)
 	first := total > 0 && u.Seq < total
 	if first {
 		if err := r.publishResult(ctx, p, u, rj.why, false, total); err != nil {

@@ -127,6 +127,16 @@ type ToolResult struct {
 	TurnCalls int `msgpack:"turn_calls,omitempty" json:"turn_calls,omitempty"`
 }
 
+// TurnCount is the turn's count a result carries (ToolResult.TurnCalls): 0
+// when d is no result, carries none, or is a late call's answer, which
+// says nothing of its turn.
+func TurnCount(d Data) int {
+	if r, ok := d.(*ToolResult); ok && r != nil && !r.Late {
+		return r.TurnCalls
+	}
+	return 0
+}
+
 // ToolProgress is a progress line of a running call.
 type ToolProgress struct {
 	Seq  int    `msgpack:"seq" json:"seq"`
