@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -181,25 +182,30 @@ func (e *Executor) renew(ctx context.Context, c *call) (stop func()) {
 	})
 }
 
-// every runs fn every d on a goroutine of its own (not at once) until
-// stop, which returns once fn is not running.
+// every runs fn every d (not at once) until stop, which returns once fn
+// is not running. It is a timer, not a goroutine: most calls end before
+// the first tick, and cost nothing but the timer then.
 func every(d time.Duration, fn func()) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tk := time.NewTicker(d)
-		defer tk.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tk.C:
-				fn()
-			}
+	var mu sync.Mutex
+	stopped := false
+	var t *time.Timer
+	mu.Lock()
+	defer mu.Unlock()
+	t = time.AfterFunc(d, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
 		}
-	}()
-	return func() { close(done); <-finished }
+		fn()
+		t.Reset(d)
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
+	}
 }
 
 // finish publishes the call's result, then marks it done in the lease in

@@ -186,13 +186,13 @@ func (e *endings) add(key string, d schemas.Data) bool {
 			e.count[key] = d.Calls
 		}
 		n, ok := e.count[key]
-		for seq := range n {
-			if !ok || !seen[seq] {
-				return false
-			}
-		}
 		if !ok {
 			return false
+		}
+		for seq := range n {
+			if !seen[seq] {
+				return false
+			}
 		}
 	default:
 		return false
