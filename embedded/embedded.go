@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -51,6 +52,24 @@ type Options struct {
 	ReadyTimeout time.Duration
 	// Logs turns the server's own logging on (stderr).
 	Logs bool
+	// Cluster makes the server a member of a NATS cluster (nil: alone).
+	Cluster *Cluster
+	// Domain is the JetStream domain, for a hub and its leaf nodes (empty:
+	// none).
+	Domain string
+}
+
+// Cluster says how a server joins a NATS cluster. Three servers, each
+// listing the others' cluster addresses in Routes, form a JetStream
+// cluster; every server needs a Name of its own.
+type Cluster struct {
+	// Name is the cluster's name, the same on every member.
+	Name string
+	// Listen is host:port where this server accepts routes from the others.
+	Listen string
+	// Routes are the other members' cluster URLs (nats://host:port);
+	// listing this server's own address too is harmless.
+	Routes []string
 }
 
 // Server is a running embedded server.
@@ -97,15 +116,17 @@ func Start(o Options) (*Server, error) {
 		WriteDeadline: time.Minute,
 	}
 	if o.Listen != "" {
-		host, port, err := net.SplitHostPort(o.Listen)
+		host, port, err := hostPort("listen", o.Listen)
 		if err != nil {
-			return nil, fmt.Errorf("embedded: listen address %q: %w", o.Listen, err)
+			return nil, err
 		}
-		p, err := strconv.Atoi(port)
-		if err != nil {
-			return nil, fmt.Errorf("embedded: listen port %q: %w", port, err)
+		opts.Host, opts.Port = host, port
+	}
+	opts.JetStreamDomain = o.Domain
+	if o.Cluster != nil {
+		if err := o.Cluster.apply(opts); err != nil {
+			return nil, err
 		}
-		opts.Host, opts.Port = host, p
 	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
@@ -121,6 +142,40 @@ func Start(o Options) (*Server, error) {
 		return nil, fmt.Errorf("%w after %s (store %s)", ErrNotReady, o.ReadyTimeout, o.StoreDir)
 	}
 	return &Server{ns: ns}, nil
+}
+
+func hostPort(what, addr string) (string, int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("embedded: %s address %q: %w", what, addr, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return "", 0, fmt.Errorf("embedded: %s address %q: port %q is not a number from 0 to 65535", what, addr, port)
+	}
+	return host, p, nil
+}
+
+func (c *Cluster) apply(opts *server.Options) error {
+	if c.Name == "" {
+		return errors.New("embedded: a cluster needs a name")
+	}
+	if c.Listen == "" {
+		return errors.New("embedded: a cluster member needs an address to listen for routes on")
+	}
+	host, port, err := hostPort("cluster listen", c.Listen)
+	if err != nil {
+		return err
+	}
+	opts.Cluster = server.ClusterOpts{Name: c.Name, Host: host, Port: port}
+	for _, r := range c.Routes {
+		u, err := url.Parse(r)
+		if err != nil || u.Host == "" {
+			return fmt.Errorf("embedded: route %q is not a URL like nats://host:6222", r)
+		}
+		opts.Routes = append(opts.Routes, u)
+	}
+	return nil
 }
 
 // Connect opens an in-process client connection.

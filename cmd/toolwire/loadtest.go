@@ -16,7 +16,7 @@ func newLoadtest() *cobra.Command {
 		Short: "Drive workloads through a pipeline and report throughput, latency and delivery checks",
 	}
 	cmd.AddCommand(newLoadtestSynth())
-	cmd.AddCommand(newLoadtestRecord(), newLoadtestReplay())
+	cmd.AddCommand(newLoadtestRecord(), newLoadtestReplay(), newLoadtestChaos())
 	return cmd
 }
 

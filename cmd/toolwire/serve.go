@@ -13,6 +13,7 @@ import (
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/internal/health"
+	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/toolset"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/subjects"
@@ -25,6 +26,7 @@ func newServe() *cobra.Command {
 		testTools                               bool
 		executors, reorders                     int
 		maxConc                                 int
+		cluster                                 clusterFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -34,7 +36,14 @@ SIGTERM; then it drains and exits 0.
 
 With --nats it joins an existing NATS server (or cluster) instead, and --stages picks
 which stages this process runs: add executor processes with
-  toolwire serve --nats nats://host:4222 --stages executor`,
+  toolwire serve --nats nats://host:4222 --stages executor
+
+With --cluster the embedded server joins a NATS cluster; three of them form a
+JetStream cluster whose streams keep three replicas:
+  toolwire serve --cluster tw --server-name n1 --listen 127.0.0.1:4222 \
+    --cluster-listen 127.0.0.1:6222 --routes nats://127.0.0.1:6223,nats://127.0.0.1:6224 \
+    --store ./n1 --stages none
+(and n2, n3 alike); the stages then join with --nats nats://127.0.0.1:4222,nats://127.0.0.1:4223,...`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			mc, err := maxConcurrency(maxConc)
@@ -64,20 +73,32 @@ which stages this process runs: add executor processes with
 			}
 			defer set.Close()
 			dial := pipeline.Dialer(func(name string, opts ...nats.Option) (*nats.Conn, error) {
-				return nats.Connect(natsURL, append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1)}, opts...)...)
+				return nats.Connect(natsURL, append(append([]nats.Option{nats.Name(name)}, reconnect()...), opts...)...)
 			})
 			where := natsURL
 			if natsURL == "" {
-				srv, err := embedded.Start(embedded.Options{StoreDir: store, Listen: listen})
+				o := embedded.Options{StoreDir: store, Listen: listen}
+				if err := cluster.options(&o); err != nil {
+					return err
+				}
+				srv, err := embedded.Start(o)
 				if err != nil {
 					return err
 				}
 				defer srv.Shutdown()
 				dial, where = srv.Connect, srv.ClientURL()
+			} else if cmd.Flags().Changed("cluster") {
+				return fmt.Errorf("serve: --cluster makes the embedded server a member; with --nats none is embedded")
+			}
+			if counts == [3]int{-1, -1, -1} {
+				log.Info("toolwire serving NATS only", "nats", where, "cluster", cluster.name)
+				<-cmd.Context().Done()
+				return nil
 			}
 			p, err := pipeline.Start(cmd.Context(), dial, pipeline.Config{
 				Space: subjects.Default(), Tools: set.Registry, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
 				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy}, Limits: set.Limits,
+				Provision: provision.Config{Replicas: cluster.replicas},
 			})
 			if err != nil {
 				return err
@@ -100,21 +121,25 @@ which stages this process runs: add executor processes with
 	f.StringVar(&store, "store", "./toolwire-data", "JetStream storage directory of the embedded server")
 	f.StringVar(&httpAddr, "http", "127.0.0.1:8090", "address of /healthz, /readyz and /metrics (empty: none; with --nats, none unless given)")
 	f.StringVar(&natsURL, "nats", "", "join this NATS server instead of embedding one")
-	f.StringVar(&stages, "stages", "router,executor,reorder", "stages to run: any of router, executor, reorder")
+	f.StringVar(&stages, "stages", "router,executor,reorder", "stages to run: any of router, executor, reorder; none: NATS only")
 	f.StringVar(&workdir, "workdir", "", "working directory of calls whose turn names none (default: current)")
 	f.StringVar(&configFile, "config", "", `JSON configuration: {"deny": [rules], "permissions": {...}, "mcp_servers": [...], "tool_search": "auto"}`)
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
 	f.IntVar(&executors, "executors", 2, "executor workers")
 	f.IntVar(&reorders, "reorders", 1, "reorder instances")
 	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default $TOOLWIRE_MAX_TOOL_USE_CONCURRENCY or 10)")
+	cluster.register(cmd)
 	return cmd
 }
 
 // stageCounts turns --stages into instance counts (router, executor,
-// reorder); a stage left out runs no instance.
+// reorder); a stage left out runs no instance, and "none" runs none.
 func stageCounts(stages string, executors, reorders int) ([3]int, error) {
 	known := []string{"router", "executor", "reorder"}
 	counts := [3]int{-1, -1, -1}
+	if strings.TrimSpace(stages) == "none" {
+		return counts, nil
+	}
 	for _, s := range strings.Split(stages, ",") {
 		s = strings.TrimSpace(s)
 		i := slices.Index(known, s)

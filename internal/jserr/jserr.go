@@ -55,3 +55,24 @@ func Full(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.As(err, &apiErr) && apiErr.ErrorCode == codeStoreRefused
 }
+
+// codeNoPeers is the server's JSClusterNoPeersErrF (10005): no servers to
+// place a replicated stream on, as while a cluster's members are still
+// joining.
+const codeNoPeers jetstream.ErrorCode = 10005
+
+// Unavailable reports whether JetStream could not serve a request for now:
+// no server answered, the request timed out, the server answered 503 (its
+// JetStream or the cluster's meta leader is not ready), or a cluster still
+// lacks the members a replicated stream needs. Starting against a cluster
+// that is forming, or a server that is restarting, gives these; the request
+// may be made again.
+func Unavailable(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Code == 503 || apiErr.ErrorCode == codeNoPeers
+	}
+	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) ||
+		errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount)
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -77,9 +78,36 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Streams creates the streams and the lease bucket.
+// Wait bounds how long Streams waits for JetStream to become available:
+// the members of a cluster may start a minute apart, and a server may be
+// restarting.
+const Wait = 2 * time.Minute
+
+// Streams creates the streams and the lease bucket. While JetStream cannot
+// serve the requests yet (jserr.Unavailable: a cluster still forming, a
+// server restarting) it tries again, for at most Wait; any other failure
+// is returned at once. With Replicas 0 it replicates three times when the
+// connection's server is a member of a cluster, else once.
 func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c Config) error {
+	if c.Replicas == 0 && js.Conn().ConnectedClusterName() != "" {
+		c.Replicas = 3
+	}
 	c = c.withDefaults()
+	deadline := time.Now().Add(Wait)
+	for {
+		err := streams(ctx, js, sp, c)
+		if err == nil || !jserr.Unavailable(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c Config) error {
 	streams := []jetstream.StreamConfig{
 		{
 			// Interest: an event is removed once the router has acked it,
@@ -123,7 +151,13 @@ func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 		}
 		// The server refuses a window longer than the stream keeps.
 		sc.Duplicates = min(c.Dedup, sc.MaxAge)
-		sc.AllowDirect = true
+		// A replica may answer a direct get before it has the newest
+		// messages. Alone, every read is the one server's; in a cluster
+		// the reads go to the stream's leader, because some decide
+		// without a write that would catch a stale answer: the router's
+		// check that a turn it has no lease for is new reads the result
+		// and out streams (docs/jetstream.md, Clustering).
+		sc.AllowDirect = c.Replicas == 1
 		if err := ensureStream(ctx, js, sc); err != nil {
 			return fmt.Errorf("provision: stream %s: %w", sc.Name, err)
 		}
@@ -208,10 +242,15 @@ type ConsumerConfig struct {
 	MaxDeliver int
 }
 
-// Consumer defaults: a message may be held 30 s without InProgress, 1,000
-// may be out at once, and one is delivered at most 20 times.
+// Consumer defaults: a message may be held 5 s without InProgress, 1,000
+// may be out at once, and one is delivered at most 20 times. The router and
+// the reorder hold a message for milliseconds (at most half a second of
+// in-process retries, stage.later); the ack wait is how long a delivery
+// that never reached them waits to come again — as when the node of the
+// consumer's leader dies with it in flight — and so bounds how long a turn
+// stalls then. The executor sets its own, from the claim deadline.
 const (
-	DefaultAckWait       = 30 * time.Second
+	DefaultAckWait       = 5 * time.Second
 	DefaultMaxAckPending = 1000
 	DefaultMaxDeliver    = 20
 )

@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -111,12 +112,25 @@ func (l *lanes) close() {
 	l.wg.Wait()
 }
 
+// A pull request lives pullExpiry and the server confirms it with a
+// heartbeat every pullHeartbeat while it waits. A pull can be lost without
+// the connection breaking — the consumer's leader was on a cluster member
+// that died, or the consumer was just created and had no leader yet — and
+// the client notices only when two heartbeats are missed: with the
+// library's defaults (30 s and 15 s) a stage then stood idle for 30 s.
+const (
+	pullExpiry    = 5 * time.Second
+	pullHeartbeat = time.Second
+)
+
 // consume runs fn for every message of cons until ctx is done, then stops
 // the consume context and returns. Errors of the pull are logged, not fatal:
 // the client re-pulls by itself.
 func consume(ctx context.Context, cons jetstream.Consumer, batch int, log *slog.Logger, fn func(jetstream.Msg)) error {
 	cc, err := cons.Consume(fn,
 		jetstream.PullMaxMessages(batch),
+		jetstream.PullExpiry(pullExpiry),
+		jetstream.PullHeartbeat(pullHeartbeat),
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 			if ctx.Err() == nil && !errors.Is(err, jetstream.ErrNoHeartbeat) {
 				log.Debug("consume", "err", err)

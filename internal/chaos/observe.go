@@ -1,0 +1,212 @@
+package chaos
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/schemas"
+)
+
+// callKey names a call of the run.
+type callKey struct {
+	turn string
+	seq  int
+}
+
+// mark is a change of a call's entry in its turn's lease, as the lease
+// bucket republished it.
+type mark struct {
+	at     time.Time
+	state  schemas.CallState
+	worker string
+}
+
+// callObs is what the run saw of one call.
+type callObs struct {
+	marks    []mark
+	answered time.Time
+	unknown  bool
+}
+
+// turnObs is what the run saw of one turn.
+type turnObs struct {
+	started time.Time
+	calls   int
+	events  []time.Time
+	seen    map[int]int
+	order   int
+	done    time.Time
+}
+
+// observer keeps what the run saw: each turn's deliveries, as the client
+// got them, and each call's lease entries, as the pipeline wrote them.
+type observer struct {
+	mu       sync.Mutex
+	versions map[string]uint64
+	calls    map[callKey]*callObs
+	turns    map[string]*turnObs
+}
+
+func newObserver() *observer {
+	return &observer{versions: map[string]uint64{}, calls: map[callKey]*callObs{}, turns: map[string]*turnObs{}}
+}
+
+func (o *observer) call(k callKey) *callObs {
+	c := o.calls[k]
+	if c == nil {
+		c = &callObs{}
+		o.calls[k] = c
+	}
+	return c
+}
+
+// lease records a republished lease write: the calls whose state or worker
+// changed get a mark. Writes can arrive out of order; an older version
+// than one seen is dropped.
+func (o *observer) lease(m *nats.Msg) {
+	at := time.Now()
+	i := strings.LastIndexByte(m.Subject, '.')
+	if i < 0 || len(m.Data) == 0 {
+		return
+	}
+	turn := m.Subject[i+1:]
+	l, err := schemas.DecodeLease(m.Data)
+	if err != nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ours := o.turns[turn]; !ours || l.Version <= o.versions[turn] {
+		return
+	}
+	o.versions[turn] = l.Version
+	for _, lc := range l.Calls {
+		c := o.call(callKey{turn, lc.Seq})
+		if n := len(c.marks); n > 0 && c.marks[n-1].state == lc.State && c.marks[n-1].worker == lc.Worker {
+			continue
+		}
+		c.marks = append(c.marks, mark{at: at, state: lc.State, worker: lc.Worker})
+	}
+}
+
+func (o *observer) begin(turn string, calls int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.turns[turn] = &turnObs{started: time.Now(), calls: calls, seen: map[int]int{}}
+}
+
+// deliver records a result the client received.
+func (o *observer) deliver(turn string, r *schemas.ToolResult, at time.Time, unknown bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := o.turns[turn]
+	t.events = append(t.events, at)
+	if r.Seq > len(t.seen) {
+		t.order++
+	}
+	t.seen[r.Seq]++
+	c := o.call(callKey{turn, r.Seq})
+	if c.answered.IsZero() {
+		c.answered, c.unknown = at, unknown
+	}
+}
+
+func (o *observer) finish(turn string, at time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := o.turns[turn]
+	t.events = append(t.events, at)
+	t.done = at
+}
+
+// onWorker is a kill's snapshot: the calls that were running on the
+// killed worker, and the unanswered calls of their turns that were not
+// running elsewhere (parked behind them), each of which must be started
+// again or answered.
+func (o *observer) onWorker(pid int, at time.Time) []callKey {
+	tag := "-" + strconv.Itoa(pid) + "-"
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	hit := map[string]bool{}
+	var keys []callKey
+	for k, c := range o.calls {
+		if n := len(c.marks); n > 0 && c.marks[n-1].state == schemas.CallRunning && strings.Contains(c.marks[n-1].worker, tag) && c.answered.IsZero() {
+			keys = append(keys, k)
+			hit[k.turn] = true
+		}
+	}
+	for turn := range hit {
+		t := o.turns[turn]
+		for seq := range t.calls {
+			k := callKey{turn, seq}
+			c := o.calls[k]
+			if c == nil || c.answered.IsZero() && !runningOn(c, tag) && !runningElsewhere(c, tag) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+func runningOn(c *callObs, tag string) bool {
+	n := len(c.marks)
+	return n > 0 && c.marks[n-1].state == schemas.CallRunning && strings.Contains(c.marks[n-1].worker, tag)
+}
+
+func runningElsewhere(c *callObs, tag string) bool {
+	n := len(c.marks)
+	return n > 0 && c.marks[n-1].state == schemas.CallRunning && !strings.Contains(c.marks[n-1].worker, tag)
+}
+
+// recovered is when call k was started by another worker than the killed
+// one, or answered, after at; zero when neither happened.
+func (o *observer) recovered(k callKey, pid int, at time.Time) time.Time {
+	tag := "-" + strconv.Itoa(pid) + "-"
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c := o.calls[k]
+	if c == nil {
+		return time.Time{}
+	}
+	end := c.answered
+	for _, m := range c.marks {
+		if m.at.Before(at) {
+			continue
+		}
+		if m.state == schemas.CallDone || m.state == schemas.CallRunning && !strings.Contains(m.worker, tag) {
+			if end.IsZero() || m.at.Before(end) {
+				end = m.at
+			}
+			break
+		}
+	}
+	return end
+}
+
+// inFlight lists the turns started and not done at at.
+func (o *observer) inFlight(at time.Time) []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var ids []string
+	for id, t := range o.turns {
+		if t.started.Before(at) && (t.done.IsZero() || t.done.After(at)) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// progressed is the first delivery of turn after at; zero when none.
+func (o *observer) progressed(turn string, at time.Time) time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, e := range o.turns[turn].events {
+		if e.After(at) {
+			return e
+		}
+	}
+	return time.Time{}
+}

@@ -1,0 +1,276 @@
+package chaos
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Report is what a chaos run found, in the shape of its --json file.
+type Report struct {
+	Calls               int     `json:"calls"`
+	Turns               int     `json:"turns"`
+	Kills               int     `json:"kills"`
+	Lost                int     `json:"lost"`
+	Duplicates          int     `json:"duplicates"`
+	OrderViolations     int     `json:"order_violations"`
+	SideEffectsTwice    int     `json:"side_effects_twice"`
+	OutcomeUnknown      int     `json:"outcome_unknown"`
+	RecoveryMS          Summary `json:"recovery_ms"`
+	NodeRecoveryMS      float64 `json:"node_recovery_ms"`
+	MalformedSent       int     `json:"malformed_sent"`
+	DeadLetters         int     `json:"dead_letters"`
+	GoodTurnsIncomplete int     `json:"good_turns_incomplete"`
+	// RSSMiBMax is each process's largest resident set over its lives.
+	RSSMiBMax map[string]float64 `json:"rss_mib_max"`
+
+	// Recovered counts the calls the executor kills left behind.
+	Recovered int `json:"-"`
+	// OrphanWrites counts ledger lines written after their call was
+	// answered "outcome unknown": a killed worker's command that lived on.
+	OrphanWrites int `json:"-"`
+	// Exited names the processes that exited without being killed.
+	Exited []string `json:"-"`
+	// DeadLettersAll counts every dead letter, also those of good turns.
+	DeadLettersAll int `json:"-"`
+	// Dir keeps the run's logs and ledger when the run failed.
+	Dir string `json:"-"`
+}
+
+// Summary is a distribution in milliseconds.
+type Summary struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// The bounds the checks hold a run to.
+const (
+	// MaxRecovery bounds the time from an executor's kill until each call
+	// it left is started elsewhere or answered.
+	MaxRecovery = 2 * time.Second
+	// MaxNodeRecovery bounds the time from a NATS node's kill until every
+	// turn in flight made progress.
+	MaxNodeRecovery = 10 * time.Second
+)
+
+// Failed reports whether a check failed.
+func (r *Report) Failed() bool {
+	return len(r.Problems()) > 0
+}
+
+// Problems lists the failed checks, one line each.
+func (r *Report) Problems() []string {
+	var p []string
+	add := func(bad bool, format string, args ...any) {
+		if bad {
+			p = append(p, fmt.Sprintf(format, args...))
+		}
+	}
+	add(r.Lost > 0, "%d calls lost", r.Lost)
+	add(r.Duplicates > 0, "%d results stored twice", r.Duplicates)
+	add(r.OrderViolations > 0, "%d results out of order", r.OrderViolations)
+	add(r.SideEffectsTwice > 0, "%d side effects ran twice", r.SideEffectsTwice)
+	add(r.GoodTurnsIncomplete > 0, "%d turns never completed", r.GoodTurnsIncomplete)
+	add(r.RecoveryMS.Max > ms(MaxRecovery), "a call took %.0f ms to recover from its executor's kill (bound %.0f)", r.RecoveryMS.Max, ms(MaxRecovery))
+	add(r.NodeRecoveryMS > ms(MaxNodeRecovery), "turns took %.0f ms to make progress after a node's kill (bound %.0f)", r.NodeRecoveryMS, ms(MaxNodeRecovery))
+	add(r.DeadLetters < r.MalformedSent, "%d of %d malformed events have no dead letter", r.MalformedSent-r.DeadLetters, r.MalformedSent)
+	add(r.OrphanWrites > 0, "%d side effects were written after their call was answered \"outcome unknown\"", r.OrphanWrites)
+	add(len(r.Exited) > 0, "exited on their own: %s", strings.Join(r.Exited, ", "))
+	return p
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// WriteJSON writes the report's JSON shape.
+func (r *Report) WriteJSON(w io.Writer) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// WriteSummary prints the report for a person.
+func (r *Report) WriteSummary(w io.Writer) error {
+	names := make([]string, 0, len(r.RSSMiBMax))
+	for n := range r.RSSMiBMax {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var rss []string
+	for _, n := range names {
+		rss = append(rss, fmt.Sprintf("%s %.0f", n, r.RSSMiBMax[n]))
+	}
+	_, err := fmt.Fprintf(w, `calls %d in %d turns, %d kills
+checks        lost %d  duplicates %d  order violations %d  side effects twice %d  incomplete turns %d  orphan writes %d
+outcome unknown %d
+recovery      %d calls left by killed executors: p50 %.0f ms  p99 %.0f ms  max %.0f ms (bound %.0f)
+node          every turn in flight progressed %.0f ms after the node's kill (bound %.0f)
+malformed     %d sent, %d dead-lettered (%d dead letters in all)
+max RSS MiB   %s
+`, r.Calls, r.Turns, r.Kills, r.Lost, r.Duplicates, r.OrderViolations, r.SideEffectsTwice, r.GoodTurnsIncomplete, r.OrphanWrites,
+		r.OutcomeUnknown, r.Recovered, r.RecoveryMS.P50, r.RecoveryMS.P99, r.RecoveryMS.Max, ms(MaxRecovery),
+		r.NodeRecoveryMS, ms(MaxNodeRecovery), r.MalformedSent, r.DeadLetters, r.DeadLettersAll, strings.Join(rss, ", "))
+	if err != nil {
+		return err
+	}
+	for _, p := range r.Problems() {
+		if _, err := fmt.Fprintf(w, "FAILED: %s\n", p); err != nil {
+			return err
+		}
+	}
+	if r.Dir != "" {
+		_, err = fmt.Fprintf(w, "logs and ledger kept in %s\n", r.Dir)
+	}
+	return err
+}
+
+// report audits the streams and the ledger and measures the recoveries.
+func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, error) {
+	rep := &Report{MalformedSent: sent, RSSMiBMax: map[string]float64{}}
+	end := time.Now()
+	r.obs.mu.Lock()
+	ours := map[string]bool{}
+	for id, t := range r.obs.turns {
+		ours[id] = true
+		rep.Turns++
+		rep.Calls += t.calls
+		if t.done.IsZero() {
+			rep.GoodTurnsIncomplete++
+		}
+	}
+	for _, c := range r.obs.calls {
+		if c.unknown {
+			rep.OutcomeUnknown++
+		}
+	}
+	r.obs.mu.Unlock()
+	out, err := audit(ctx, r.js, r.sp, ours)
+	if err != nil {
+		return nil, err
+	}
+	r.obs.mu.Lock()
+	for id, t := range r.obs.turns {
+		s := out[id]
+		if s == nil {
+			s = &stored{}
+		}
+		seen := map[int]bool{}
+		for _, q := range s.seqs {
+			if seen[q] {
+				rep.Duplicates++
+				continue
+			}
+			if q != len(seen) {
+				rep.OrderViolations++
+			}
+			seen[q] = true
+		}
+		for q := range t.calls {
+			if !seen[q] {
+				rep.Lost++
+			}
+		}
+	}
+	r.obs.mu.Unlock()
+	// Dead letters are written as the router gets to them; wait for the
+	// last ones a while.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if rep.DeadLetters, rep.DeadLettersAll, err = deadLetters(ctx, r.js, r.sp); err != nil {
+			return nil, err
+		}
+		if rep.DeadLetters >= sent || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if err := r.ledger(rep); err != nil {
+		return nil, err
+	}
+	var recoveries []float64
+	for _, k := range r.kills {
+		rep.Kills++
+		for _, c := range k.calls {
+			t := r.obs.recovered(c, k.pid, k.at)
+			if t.IsZero() {
+				t = end
+			}
+			recoveries = append(recoveries, ms(t.Sub(k.at)))
+		}
+	}
+	rep.Recovered = len(recoveries)
+	rep.RecoveryMS = summarize(recoveries)
+	for _, nk := range r.nodeKills {
+		for _, turn := range nk.turns {
+			t := r.obs.progressed(turn, nk.at)
+			if t.IsZero() {
+				t = end
+			}
+			rep.NodeRecoveryMS = max(rep.NodeRecoveryMS, ms(t.Sub(nk.at)))
+		}
+	}
+	for _, p := range r.top.all() {
+		rep.RSSMiBMax[p.name] = math.Round(p.peakMiB*10) / 10
+		if p.died() {
+			rep.Exited = append(rep.Exited, p.name)
+		}
+	}
+	return rep, nil
+}
+
+// ledger reads the side-effect ledger: a call's line twice means its
+// command ran twice; a line written after its call was answered "outcome
+// unknown" means a dead worker's command lived on.
+func (r *run) ledger(rep *Report) error {
+	f, err := os.Open(filepath.Join(r.dir, "work", "ledger"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	count := map[string]int{}
+	sc := bufio.NewScanner(f)
+	r.obs.mu.Lock()
+	defer r.obs.mu.Unlock()
+	for sc.Scan() {
+		name, stamp, _ := strings.Cut(sc.Text(), " ")
+		count[name]++
+		if count[name] == 2 {
+			rep.SideEffectsTwice++
+		}
+		dot := strings.LastIndexByte(name, '.')
+		seq, err := strconv.Atoi(name[dot+1:])
+		if dot < 0 || err != nil {
+			continue
+		}
+		c := r.obs.calls[callKey{name[:dot], seq}]
+		sec, err := strconv.ParseFloat(stamp, 64)
+		if c != nil && c.unknown && err == nil && time.Unix(0, int64(sec*1e9)).After(c.answered) {
+			rep.OrphanWrites++
+		}
+	}
+	return sc.Err()
+}
+
+func summarize(v []float64) Summary {
+	if len(v) == 0 {
+		return Summary{}
+	}
+	slices.Sort(v)
+	at := func(q float64) float64 { return math.Round(v[min(len(v)-1, int(q*float64(len(v))))]) }
+	return Summary{P50: at(0.5), P99: at(0.99), Max: math.Round(v[len(v)-1])}
+}
