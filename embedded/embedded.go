@@ -108,6 +108,7 @@ func Start(o Options) (*Server, error) {
 		JetStreamMaxMemory: o.MaxMemory,
 		JetStreamMaxStore:  o.MaxStore,
 		NoLog:              !o.Logs,
+		Logtime:            o.Logs,
 		NoSigs:             true,
 		MaxPayload:         o.MaxPayload,
 		// In-process clients share the machine's cores with the server; a

@@ -37,7 +37,9 @@ const (
 	// DefaultDeadline is short so that a dead worker's calls are taken
 	// over within about it: its messages come back after the same time
 	// (the consumer's AckWait defaults to it) and find their claims expired.
-	DefaultDeadline = 2 * time.Second
+	// 1.5 s leaves the half second the promise of "within 2 s" needs for
+	// the redelivery, the takeover's write and a loaded machine.
+	DefaultDeadline = 1500 * time.Millisecond
 )
 
 // Config configures one executor worker.

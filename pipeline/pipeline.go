@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/executor"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/reorder"
@@ -81,7 +82,30 @@ func count(n int) int {
 }
 
 // Start provisions the streams and starts the stages; they run until Stop.
-func Start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error) {
+// A start that fails because JetStream cannot serve it for now (a cluster
+// forming or electing a stream's leader after a member died, a server
+// restarting: jserr.Unavailable) is made again, for at most
+// provision.Wait, so that a process restarted into a cluster's failover
+// waits for it instead of exiting.
+func Start(ctx context.Context, dial Dialer, cfg Config) (*Pipeline, error) {
+	deadline := time.Now().Add(provision.Wait)
+	for {
+		p, err := start(ctx, dial, cfg)
+		if err == nil || !jserr.Unavailable(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return p, err
+		}
+		if cfg.Log != nil {
+			cfg.Log.Warn("pipeline: JetStream not available yet; starting again", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}

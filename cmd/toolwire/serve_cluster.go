@@ -14,6 +14,7 @@ import (
 type clusterFlags struct {
 	name, listen, routes, serverName, domain string
 	replicas                                 int
+	logs                                     bool
 }
 
 func (c *clusterFlags) register(cmd *cobra.Command) {
@@ -24,6 +25,7 @@ func (c *clusterFlags) register(cmd *cobra.Command) {
 	f.StringVar(&c.serverName, "server-name", "", "the embedded server's name, unique in its cluster (default: from --listen)")
 	f.StringVar(&c.domain, "domain", "", "JetStream domain of the embedded server")
 	f.IntVar(&c.replicas, "replicas", 0, "replicas of every stream and bucket (default 3 on a cluster, 1 alone)")
+	f.BoolVar(&c.logs, "nats-logs", false, "log what the embedded NATS server does (stderr)")
 }
 
 // options fills the cluster part of the embedded server's options.
@@ -31,7 +33,7 @@ func (c *clusterFlags) options(o *embedded.Options) error {
 	if c.replicas < 0 || c.replicas > 5 {
 		return fmt.Errorf("serve: --replicas %d: JetStream keeps 1 to 5 replicas", c.replicas)
 	}
-	o.Domain = c.domain
+	o.Domain, o.Logs = c.domain, c.logs
 	o.Name = c.serverName
 	if c.name == "" {
 		if c.routes != "" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -20,8 +21,22 @@ type stored struct {
 }
 
 // readAll reads every message of a stream (filtered by subject) with an
-// ordered consumer, until the last one there was when it began.
+// ordered consumer, until the last one there was when it began. While the
+// cluster cannot answer (a member just came back) it tries again, for at
+// most a minute.
 func readAll(ctx context.Context, js jetstream.JetStream, stream, filter string, each func(jetstream.Msg)) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var n int
+		err := readOnce(ctx, js, stream, filter, func(m jetstream.Msg) { n++; each(m) })
+		if err == nil || n > 0 || !jserr.Unavailable(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func readOnce(ctx context.Context, js jetstream.JetStream, stream, filter string, each func(jetstream.Msg)) error {
 	st, err := js.Stream(ctx, stream)
 	if err != nil {
 		return err
@@ -91,17 +106,21 @@ func audit(ctx context.Context, js jetstream.JetStream, sp subjects.Space, ours 
 
 // deadLetters counts the malformed events that have a dead letter, each
 // once, and all dead letters.
-func deadLetters(ctx context.Context, js jetstream.JetStream, sp subjects.Space) (matched, total int, err error) {
+func deadLetters(ctx context.Context, js jetstream.JetStream, sp subjects.Space) (matched, total int, others []string, err error) {
 	seen := map[int]bool{}
 	err = readAll(ctx, js, sp.DLQStream(), sp.DLQAll(), func(m jetstream.Msg) {
 		total++
-		if i := badIndex(m.Headers()); i >= 0 && !seen[i] {
+		i := badIndex(m.Headers())
+		if i >= 0 && !seen[i] {
 			seen[i] = true
 			matched++
 		}
+		if i < 0 && len(others) < 5 {
+			others = append(others, m.Headers().Get(schemas.HeaderDLQSubject)+": "+m.Headers().Get(schemas.HeaderDLQReason))
+		}
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("chaos: read the dead letters: %w", err)
+		return 0, 0, nil, fmt.Errorf("chaos: read the dead letters: %w", err)
 	}
-	return matched, total, nil
+	return matched, total, others, nil
 }

@@ -185,7 +185,7 @@ func newTopology(bin, dir string, executors, reorders int) (*topology, error) {
 		name := fmt.Sprintf("nats-%d", i+1)
 		t.nodes = append(t.nodes, newProc(bin, dir, name, "--cluster", "toolwire-chaos", "--server-name", name,
 			"--listen", "127.0.0.1:"+strconv.Itoa(ports[i]), "--cluster-listen", "127.0.0.1:"+strconv.Itoa(ports[3+i]),
-			"--routes", strings.Join(routes, ","), "--store", filepath.Join(dir, name), "--stages", "none", "--http", ""))
+			"--routes", strings.Join(routes, ","), "--store", filepath.Join(dir, name), "--stages", "none", "--http", "", "--nats-logs"))
 	}
 	stage := func(name string, args ...string) *proc {
 		return newProc(bin, dir, name, append([]string{"--nats", t.urls, "--http", "", "--test-tools"}, args...)...)

@@ -42,8 +42,24 @@ type Report struct {
 	Exited []string `json:"-"`
 	// DeadLettersAll counts every dead letter, also those of good turns.
 	DeadLettersAll int `json:"-"`
+	// OtherDeadLetters are some dead letters of good turns, with reasons.
+	OtherDeadLetters []string `json:"-"`
 	// Dir keeps the run's logs and ledger when the run failed.
 	Dir string `json:"-"`
+	// SlowestAfterNode is the turn that took longest to progress after the
+	// node's kill.
+	SlowestAfterNode string `json:"-"`
+	// Slowest is the turn that took longest, and how long (ms).
+	Slowest   string  `json:"-"`
+	SlowestMS float64 `json:"-"`
+	// Incomplete names some of the turns that never completed.
+	Incomplete []string `json:"-"`
+	// DuringFailover are the calls left by executors killed while a NATS
+	// node was away or its streams were electing new leaders (within
+	// failoverWindow of its kill): their recovery waits for the cluster,
+	// not for the executors, and is reported apart.
+	DuringFailover Summary `json:"-"`
+	FailoverCalls  int     `json:"-"`
 }
 
 // Summary is a distribution in milliseconds.
@@ -61,6 +77,11 @@ const (
 	// MaxNodeRecovery bounds the time from a NATS node's kill until every
 	// turn in flight made progress.
 	MaxNodeRecovery = 10 * time.Second
+	// failoverWindow is how long after a node's kill an executor's kill
+	// counts as one during the cluster's failover: the node is away for
+	// nodeDown, and a stream whose leader it was elects another within
+	// the election timeout of NATS's Raft groups (4 to 9 s).
+	failoverWindow = MaxNodeRecovery
 )
 
 // Failed reports whether a check failed.
@@ -114,19 +135,31 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, `calls %d in %d turns, %d kills
 checks        lost %d  duplicates %d  order violations %d  side effects twice %d  incomplete turns %d  orphan writes %d
-outcome unknown %d
+outcome unknown %d; slowest turn %s took %.0f ms
 recovery      %d calls left by killed executors: p50 %.0f ms  p99 %.0f ms  max %.0f ms (bound %.0f)
-node          every turn in flight progressed %.0f ms after the node's kill (bound %.0f)
+              %d more left by an executor killed during the node's failover: p50 %.0f ms  max %.0f ms
+node          every turn in flight progressed %.0f ms after the node's kill (bound %.0f; slowest %s)
 malformed     %d sent, %d dead-lettered (%d dead letters in all)
 max RSS MiB   %s
 `, r.Calls, r.Turns, r.Kills, r.Lost, r.Duplicates, r.OrderViolations, r.SideEffectsTwice, r.GoodTurnsIncomplete, r.OrphanWrites,
-		r.OutcomeUnknown, r.Recovered, r.RecoveryMS.P50, r.RecoveryMS.P99, r.RecoveryMS.Max, ms(MaxRecovery),
-		r.NodeRecoveryMS, ms(MaxNodeRecovery), r.MalformedSent, r.DeadLetters, r.DeadLettersAll, strings.Join(rss, ", "))
+		r.OutcomeUnknown, r.Slowest, r.SlowestMS, r.Recovered, r.RecoveryMS.P50, r.RecoveryMS.P99, r.RecoveryMS.Max, ms(MaxRecovery),
+		r.FailoverCalls, r.DuringFailover.P50, r.DuringFailover.Max,
+		r.NodeRecoveryMS, ms(MaxNodeRecovery), r.SlowestAfterNode, r.MalformedSent, r.DeadLetters, r.DeadLettersAll, strings.Join(rss, ", "))
 	if err != nil {
 		return err
 	}
 	for _, p := range r.Problems() {
 		if _, err := fmt.Fprintf(w, "FAILED: %s\n", p); err != nil {
+			return err
+		}
+	}
+	for _, o := range r.OtherDeadLetters {
+		if _, err := fmt.Fprintf(w, "dead letter of a good turn: %s\n", o); err != nil {
+			return err
+		}
+	}
+	if len(r.Incomplete) > 0 {
+		if _, err := fmt.Fprintf(w, "incomplete turns include %s\n", strings.Join(r.Incomplete, " ")); err != nil {
 			return err
 		}
 	}
@@ -146,8 +179,14 @@ func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, e
 		ours[id] = true
 		rep.Turns++
 		rep.Calls += t.calls
+		if d := ms(t.done.Sub(t.started)); !t.done.IsZero() && d > rep.SlowestMS {
+			rep.Slowest, rep.SlowestMS = id, d
+		}
 		if t.done.IsZero() {
 			rep.GoodTurnsIncomplete++
+			if len(rep.Incomplete) < 5 {
+				rep.Incomplete = append(rep.Incomplete, id)
+			}
 		}
 	}
 	for _, c := range r.obs.calls {
@@ -188,7 +227,7 @@ func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, e
 	// last ones a while.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if rep.DeadLetters, rep.DeadLettersAll, err = deadLetters(ctx, r.js, r.sp); err != nil {
+		if rep.DeadLetters, rep.DeadLettersAll, rep.OtherDeadLetters, err = deadLetters(ctx, r.js, r.sp); err != nil {
 			return nil, err
 		}
 		if rep.DeadLetters >= sent || time.Now().After(deadline) {
@@ -199,26 +238,36 @@ func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, e
 	if err := r.ledger(rep); err != nil {
 		return nil, err
 	}
-	var recoveries []float64
+	var recoveries, failover []float64
 	for _, k := range r.kills {
 		rep.Kills++
+		during := false
+		for _, nk := range r.nodeKills {
+			during = during || !k.at.Before(nk.at) && k.at.Sub(nk.at) < failoverWindow
+		}
 		for _, c := range k.calls {
 			t := r.obs.recovered(c, k.pid, k.at)
 			if t.IsZero() {
 				t = end
 			}
-			recoveries = append(recoveries, ms(t.Sub(k.at)))
+			if during {
+				failover = append(failover, ms(t.Sub(k.at)))
+			} else {
+				recoveries = append(recoveries, ms(t.Sub(k.at)))
+			}
 		}
 	}
-	rep.Recovered = len(recoveries)
-	rep.RecoveryMS = summarize(recoveries)
+	rep.Recovered, rep.FailoverCalls = len(recoveries), len(failover)
+	rep.RecoveryMS, rep.DuringFailover = summarize(recoveries), summarize(failover)
 	for _, nk := range r.nodeKills {
 		for _, turn := range nk.turns {
 			t := r.obs.progressed(turn, nk.at)
 			if t.IsZero() {
 				t = end
 			}
-			rep.NodeRecoveryMS = max(rep.NodeRecoveryMS, ms(t.Sub(nk.at)))
+			if d := ms(t.Sub(nk.at)); d > rep.NodeRecoveryMS {
+				rep.NodeRecoveryMS, rep.SlowestAfterNode = d, turn
+			}
 		}
 	}
 	for _, p := range r.top.all() {
