@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/schemas"
 )
 
@@ -62,7 +63,10 @@ func (c *Client) Results(ctx context.Context, turn string) iter.Seq2[Delivery, e
 					return
 				}
 			case <-rescan.C:
-				if err := r.scan(ctx); err != nil {
+				// A stream that cannot answer for now (its leader died
+				// with a cluster member, a server restarting) is read
+				// again at the next tick: the turn goes on meanwhile.
+				if err := r.scan(ctx); err != nil && (ctx.Err() != nil || !jserr.Unavailable(err)) {
 					yield(Delivery{}, fmt.Errorf("client: results of %s: %w", turn, err))
 					return
 				}
@@ -137,7 +141,9 @@ func (r *reader) scan(ctx context.Context) error {
 		return err
 	}
 	for {
-		raw, err := s.GetMsg(ctx, r.scanned+1, jetstream.WithGetMsgSubject(r.subject))
+		gctx, cancel := jserr.Bound(ctx)
+		raw, err := s.GetMsg(gctx, r.scanned+1, jetstream.WithGetMsgSubject(r.subject))
+		cancel()
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return nil
 		}

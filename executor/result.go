@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/answer"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/sanitizer"
@@ -149,6 +150,8 @@ func (e *Executor) publishResult(ctx context.Context, p subjects.Parsed, trace s
 		return fmt.Errorf("executor: encode result: %w", err)
 	}
 	subject := e.cfg.Space.Result(p.Tenant, p.Turn, r.Seq)
+	ctx, cancel := jserr.Bound(ctx)
+	defer cancel()
 	_, err = e.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: body})
 	if err == nil {
 		return nil

@@ -246,7 +246,9 @@ func (e *Executor) persist(ctx context.Context, write func() error) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		delay = min(2*delay, 2*time.Second)
+		// Short steps: a write that failed because a stream was electing
+		// a leader goes through within half a second of its return.
+		delay = min(2*delay, 500*time.Millisecond)
 	}
 }
 

@@ -255,8 +255,10 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 				return cur, err
 			}
 		}
-		ack, err := r.js.PublishMsg(ctx, &nats.Msg{Subject: r.cfg.Space.Out(p.Tenant, p.Turn), Header: schemas.EventHeaders(h), Data: body},
+		pctx, cancel := jserr.Bound(ctx)
+		ack, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: r.cfg.Space.Out(p.Tenant, p.Turn), Header: schemas.EventHeaders(h), Data: body},
 			jetstream.WithExpectLastSequencePerSubject(cur.last))
+		cancel()
 		if err == nil && !ack.Duplicate {
 			cur.last = ack.Sequence
 			if done != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/coercion"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
@@ -306,6 +307,8 @@ func (r *Router) publish(ctx context.Context, subject, msgID string, p subjects.
 	if err != nil {
 		return fmt.Errorf("router: encode %s: %w", data.EventType(), err)
 	}
+	ctx, cancel := jserr.Bound(ctx)
+	defer cancel()
 	_, err = r.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: body}, jetstream.WithMsgID(msgID))
 	if err != nil {
 		return fmt.Errorf("router: publish %s: %w", subject, err)

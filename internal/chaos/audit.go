@@ -27,9 +27,15 @@ type stored struct {
 func readAll(ctx context.Context, js jetstream.JetStream, stream, filter string, each func(jetstream.Msg)) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
-		var n int
-		err := readOnce(ctx, js, stream, filter, func(m jetstream.Msg) { n++; each(m) })
-		if err == nil || n > 0 || !jserr.Unavailable(err) || time.Now().After(deadline) {
+		var got []jetstream.Msg
+		err := readOnce(ctx, js, stream, filter, func(m jetstream.Msg) { got = append(got, m) })
+		if err == nil {
+			for _, m := range got {
+				each(m)
+			}
+			return nil
+		}
+		if !jserr.Unavailable(err) || time.Now().After(deadline) {
 			return err
 		}
 		time.Sleep(time.Second)
@@ -106,8 +112,7 @@ func audit(ctx context.Context, js jetstream.JetStream, sp subjects.Space, ours 
 
 // deadLetters counts the malformed events that have a dead letter, each
 // once, and all dead letters.
-func deadLetters(ctx context.Context, js jetstream.JetStream, sp subjects.Space) (matched, total int, others []string, err error) {
-	seen := map[int]bool{}
+func deadLetters(ctx context.Context, js jetstream.JetStream, sp subjects.Space, seen map[int]bool) (matched, total int, others []string, err error) {
 	err = readAll(ctx, js, sp.DLQStream(), sp.DLQAll(), func(m jetstream.Msg) {
 		total++
 		i := badIndex(m.Headers())
@@ -123,4 +128,71 @@ func deadLetters(ctx context.Context, js jetstream.JetStream, sp subjects.Space)
 		return 0, 0, nil, fmt.Errorf("chaos: read the dead letters: %w", err)
 	}
 	return matched, total, others, nil
+}
+
+// revived counts the turns of the run whose lease holds a call at or past
+// the turn's count: a late event made the finished turn live again.
+func revived(ctx context.Context, js jetstream.JetStream, sp subjects.Space, calls map[string]int) (int, []string, error) {
+	kv, err := js.KeyValue(ctx, sp.LeaseBucket())
+	if err != nil {
+		return 0, nil, err
+	}
+	keys, err := kv.ListKeys(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	n := 0
+	var some []string
+	for key := range keys.Keys() {
+		turn := key[strings.LastIndexByte(key, '.')+1:]
+		want, ours := calls[turn]
+		if !ours {
+			continue
+		}
+		e, err := kv.Get(ctx, key)
+		if err != nil {
+			continue
+		}
+		l, err := schemas.DecodeLease(e.Value())
+		if err != nil {
+			continue
+		}
+		for _, c := range l.Calls {
+			if c.Seq >= want {
+				n++
+				if len(some) < 3 {
+					some = append(some, fmt.Sprintf("%s (seq %d %s, total %d)", turn, c.Seq, c.State, l.Total))
+				}
+				break
+			}
+		}
+	}
+	return n, some, nil
+}
+
+// diagnose says where a turn that never completed stands: its lease, and
+// what the result and out streams hold for it.
+func diagnose(ctx context.Context, js jetstream.JetStream, sp subjects.Space, turn string) string {
+	var b strings.Builder
+	if kv, err := js.KeyValue(ctx, sp.LeaseBucket()); err == nil {
+		if e, err := kv.Get(ctx, sp.LeaseKey(subjects.DefaultTenant, turn)); err == nil {
+			if l, err := schemas.DecodeLease(e.Value()); err == nil {
+				fmt.Fprintf(&b, "lease total %d:", l.Total)
+				for _, c := range l.Calls {
+					fmt.Fprintf(&b, " %d=%s", c.Seq, c.State)
+				}
+			}
+		} else {
+			fmt.Fprintf(&b, "lease: %v", err)
+		}
+	}
+	for _, s := range []struct{ stream, subject string }{
+		{sp.ResultStream(), sp.TurnResults(subjects.DefaultTenant, turn)},
+		{sp.OutStream(), sp.Out(subjects.DefaultTenant, turn)},
+	} {
+		n := 0
+		_ = readOnce(ctx, js, s.stream, s.subject, func(jetstream.Msg) { n++ })
+		fmt.Fprintf(&b, "; %s holds %d", s.stream, n)
+	}
+	return b.String()
 }

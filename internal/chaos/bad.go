@@ -60,6 +60,14 @@ func malformed(sp subjects.Space, i int, finished string) *nats.Msg {
 	return m
 }
 
+// badKind names the kind of the i-th malformed event.
+func badKind(i int) string {
+	if i%1000 == 999 {
+		return "over the size limit"
+	}
+	return [...]string{"undecodable", "unknown type", "no CloudEvents headers", "seq over the limit", "id over the limit", "after its turn's end"}[i%6]
+}
+
 // inject publishes n malformed events, spread evenly until stopAt; it
 // returns how many the server stored (a publish refused while a node is
 // away is sent again).

@@ -36,12 +36,22 @@ type Config struct {
 	KillEvery time.Duration
 	// Concurrency is the turns in flight (default 12).
 	Concurrency int
+	// Rate, when set, replaces the closed loop by an open one: this many
+	// turns are started a second whatever the pipeline's pace, at most
+	// MaxInFlight (default 1,000) unfinished at once — the way to hold
+	// the cluster under overload.
+	Rate        float64
+	MaxInFlight int
 	// Malformed is the number of hostile events injected during the load
 	// (default 10,000; negative: none).
 	Malformed int
 	// Executors and Reorders count the processes of those stages
 	// (default 3 and 2).
 	Executors, Reorders int
+	// MaxRecovery and MaxNodeRecovery are the bounds the run is held to
+	// (default DefaultMaxRecovery and DefaultMaxNodeRecovery); a test on
+	// a shared machine passes looser ones.
+	MaxRecovery, MaxNodeRecovery time.Duration
 	// Progress, when set, gets a line per kill and per phase.
 	Progress io.Writer
 }
@@ -59,11 +69,20 @@ func (c Config) withDefaults() Config {
 	if c.Malformed == 0 {
 		c.Malformed = 10_000
 	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = 1000
+	}
 	if c.Executors == 0 {
 		c.Executors = 3
 	}
 	if c.Reorders == 0 {
 		c.Reorders = 2
+	}
+	if c.MaxRecovery == 0 {
+		c.MaxRecovery = DefaultMaxRecovery
+	}
+	if c.MaxNodeRecovery == 0 {
+		c.MaxNodeRecovery = DefaultMaxNodeRecovery
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard

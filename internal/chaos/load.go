@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolwire/toolwire/client"
@@ -79,4 +80,46 @@ func read(ctx context.Context, cl *client.Client, obs *observer, turn string) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// driveOpen starts rate turns a second until stopAt, whatever the
+// pipeline's pace, each on its own, with at most maxInFlight unfinished:
+// a turn due beyond that waits for one to finish (the producer slowed
+// down, not a backlog growing in memory); it returns how many waited.
+func driveOpen(ctx context.Context, cl *client.Client, obs *observer, rate float64, maxInFlight int, stopAt, drainUntil time.Time) int {
+	slots := make(chan struct{}, maxInFlight)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	gap := time.Duration(float64(time.Second) / rate)
+	next := time.Now()
+	waited := 0
+	for k := uint64(1); time.Now().Before(stopAt) && ctx.Err() == nil; k++ {
+		if !sleepUntil(ctx, next) {
+			break
+		}
+		next = next.Add(gap)
+		select {
+		case slots <- struct{}{}:
+		default:
+			waited++
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return waited
+			}
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			r := rand.New(rand.NewPCG(k, k^0x9e3779b97f4a7c15))
+			turn := client.NewTurnID()
+			calls := turnCalls(r, turn)
+			obs.begin(turn, len(calls))
+			tctx, cancel := context.WithDeadline(ctx, drainUntil)
+			defer cancel()
+			if cl.SubmitCalls(tctx, turn, calls, client.TurnOptions{}) == nil {
+				read(tctx, cl, obs, turn)
+			}
+		})
+	}
+	return waited
 }

@@ -106,8 +106,13 @@ func (r *run) load(ctx context.Context) (*Report, error) {
 	stopAt := start.Add(r.cfg.Duration)
 	drainUntil := stopAt.Add(drain)
 	var wg sync.WaitGroup
-	for i := range r.cfg.Concurrency {
-		wg.Go(func() { drive(ctx, r.cl, r.obs, uint64(i+1), stopAt, drainUntil) })
+	waited := 0
+	if r.cfg.Rate > 0 {
+		wg.Go(func() { waited = driveOpen(ctx, r.cl, r.obs, r.cfg.Rate, r.cfg.MaxInFlight, stopAt, drainUntil) })
+	} else {
+		for i := range r.cfg.Concurrency {
+			wg.Go(func() { drive(ctx, r.cl, r.obs, uint64(i+1), stopAt, drainUntil) })
+		}
 	}
 	sampling, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
@@ -123,7 +128,11 @@ func (r *run) load(ctx context.Context) (*Report, error) {
 	for _, p := range r.top.all() {
 		p.sample()
 	}
-	return r.report(ctx, start, sent)
+	rep, err := r.report(ctx, start, sent)
+	if rep != nil {
+		rep.Waited = waited
+	}
+	return rep, err
 }
 
 // sample reads every process's peak resident set four times a second.

@@ -119,6 +119,25 @@ func (p *proc) stop(grace time.Duration) {
 	}
 }
 
+// dump makes a Go process print every goroutine's stack to its log
+// (SIGQUIT) and exit: what a stuck stage was waiting for.
+func (p *proc) dump() {
+	p.mu.Lock()
+	cmd, exited := p.cmd, p.exited
+	p.cmd = nil
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-exited
+	}
+}
+
 // died reports whether the process exited without being killed by the run.
 func (p *proc) died() bool {
 	p.mu.Lock()
@@ -216,4 +235,32 @@ func (t *topology) stop() {
 		wg.Go(func() { p.stop(15 * time.Second) })
 	}
 	wg.Wait()
+}
+
+// lastElection is when the last stream or consumer leader was elected,
+// by the nodes' logs, in the window after at: how long the cluster itself
+// took to fail over. Zero when the logs say nothing.
+func (t *topology) lastElection(at time.Time, window time.Duration) time.Time {
+	var last time.Time
+	for _, p := range t.nodes {
+		b, err := os.ReadFile(p.logs)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if !strings.Contains(line, "JetStream cluster new stream leader") && !strings.Contains(line, "JetStream cluster new consumer leader") {
+				continue
+			}
+			// "[pid] 2006/01/02 15:04:05.000000 [INF] ..."
+			f := strings.Fields(line)
+			if len(f) < 3 {
+				continue
+			}
+			ts, err := time.ParseInLocation("2006/01/02 15:04:05.000000", f[1]+" "+f[2], time.Local)
+			if err == nil && ts.After(at) && ts.Before(at.Add(window)) && ts.After(last) {
+				last = ts
+			}
+		}
+	}
+	return last
 }

@@ -33,6 +33,8 @@ type Report struct {
 	// RSSMiBMax is each process's largest resident set over its lives.
 	RSSMiBMax map[string]float64 `json:"rss_mib_max"`
 
+	// Waited counts the turns of an open loop that waited for a slot.
+	Waited int `json:"-"`
 	// Recovered counts the calls the executor kills left behind.
 	Recovered int `json:"-"`
 	// OrphanWrites counts ledger lines written after their call was
@@ -42,10 +44,24 @@ type Report struct {
 	Exited []string `json:"-"`
 	// DeadLettersAll counts every dead letter, also those of good turns.
 	DeadLettersAll int `json:"-"`
+	// Revived counts the finished turns a late event made live again (a
+	// lease with a call past the turn's count), and names some.
+	Revived     int      `json:"-"`
+	RevivedSome []string `json:"-"`
+	// Diagnosis says where the first incomplete turn stood.
+	Diagnosis string `json:"-"`
+	// Undead counts the malformed events without a dead letter, by kind.
+	Undead map[string]int `json:"-"`
 	// OtherDeadLetters are some dead letters of good turns, with reasons.
 	OtherDeadLetters []string `json:"-"`
 	// Dir keeps the run's logs and ledger when the run failed.
 	Dir string `json:"-"`
+	// Bounds are the run's MaxRecovery and MaxNodeRecovery.
+	Bounds [2]time.Duration `json:"-"`
+	// ElectionMS is how long after the node's kill the last stream or
+	// consumer leader was elected (the servers' logs): the cluster's own
+	// failover, which no turn can beat.
+	ElectionMS float64 `json:"-"`
 	// SlowestAfterNode is the turn that took longest to progress after the
 	// node's kill.
 	SlowestAfterNode string `json:"-"`
@@ -69,19 +85,19 @@ type Summary struct {
 	Max float64 `json:"max"`
 }
 
-// The bounds the checks hold a run to.
+// The bounds the checks hold a run to, unless Config says otherwise.
 const (
-	// MaxRecovery bounds the time from an executor's kill until each call
-	// it left is started elsewhere or answered.
-	MaxRecovery = 2 * time.Second
-	// MaxNodeRecovery bounds the time from a NATS node's kill until every
-	// turn in flight made progress.
-	MaxNodeRecovery = 10 * time.Second
+	// DefaultMaxRecovery bounds the time from an executor's kill until
+	// each call it left is started elsewhere or answered.
+	DefaultMaxRecovery = 2 * time.Second
+	// DefaultMaxNodeRecovery bounds the time from a NATS node's kill until
+	// every turn in flight made progress.
+	DefaultMaxNodeRecovery = 10 * time.Second
 	// failoverWindow is how long after a node's kill an executor's kill
 	// counts as one during the cluster's failover: the node is away for
 	// nodeDown, and a stream whose leader it was elects another within
 	// the election timeout of NATS's Raft groups (4 to 9 s).
-	failoverWindow = MaxNodeRecovery
+	failoverWindow = DefaultMaxNodeRecovery
 )
 
 // Failed reports whether a check failed.
@@ -102,10 +118,11 @@ func (r *Report) Problems() []string {
 	add(r.OrderViolations > 0, "%d results out of order", r.OrderViolations)
 	add(r.SideEffectsTwice > 0, "%d side effects ran twice", r.SideEffectsTwice)
 	add(r.GoodTurnsIncomplete > 0, "%d turns never completed", r.GoodTurnsIncomplete)
-	add(r.RecoveryMS.Max > ms(MaxRecovery), "a call took %.0f ms to recover from its executor's kill (bound %.0f)", r.RecoveryMS.Max, ms(MaxRecovery))
-	add(r.NodeRecoveryMS > ms(MaxNodeRecovery), "turns took %.0f ms to make progress after a node's kill (bound %.0f)", r.NodeRecoveryMS, ms(MaxNodeRecovery))
+	add(r.RecoveryMS.Max > ms(r.Bounds[0]), "a call took %.0f ms to recover from its executor's kill (bound %.0f)", r.RecoveryMS.Max, ms(r.Bounds[0]))
+	add(r.NodeRecoveryMS > ms(r.Bounds[1]), "turns took %.0f ms to make progress after a node's kill (bound %.0f)", r.NodeRecoveryMS, ms(r.Bounds[1]))
 	add(r.DeadLetters < r.MalformedSent, "%d of %d malformed events have no dead letter", r.MalformedSent-r.DeadLetters, r.MalformedSent)
 	add(r.OrphanWrites > 0, "%d side effects were written after their call was answered \"outcome unknown\"", r.OrphanWrites)
+	add(r.Revived > 0, "%d finished turns were made live again by a late call: %s", r.Revived, strings.Join(r.RevivedSome, ", "))
 	add(len(r.Exited) > 0, "exited on their own: %s", strings.Join(r.Exited, ", "))
 	return p
 }
@@ -133,23 +150,29 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	for _, n := range names {
 		rss = append(rss, fmt.Sprintf("%s %.0f", n, r.RSSMiBMax[n]))
 	}
-	_, err := fmt.Fprintf(w, `calls %d in %d turns, %d kills
+	_, err := fmt.Fprintf(w, `calls %d in %d turns (%d waited for a slot), %d kills
 checks        lost %d  duplicates %d  order violations %d  side effects twice %d  incomplete turns %d  orphan writes %d
 outcome unknown %d; slowest turn %s took %.0f ms
 recovery      %d calls left by killed executors: p50 %.0f ms  p99 %.0f ms  max %.0f ms (bound %.0f)
               %d more left by an executor killed during the node's failover: p50 %.0f ms  max %.0f ms
-node          every turn in flight progressed %.0f ms after the node's kill (bound %.0f; slowest %s)
+node          every turn in flight progressed %.0f ms after the node's kill (bound %.0f; slowest %s);
+              the cluster elected its last new leader %.0f ms after the kill
 malformed     %d sent, %d dead-lettered (%d dead letters in all)
 max RSS MiB   %s
-`, r.Calls, r.Turns, r.Kills, r.Lost, r.Duplicates, r.OrderViolations, r.SideEffectsTwice, r.GoodTurnsIncomplete, r.OrphanWrites,
-		r.OutcomeUnknown, r.Slowest, r.SlowestMS, r.Recovered, r.RecoveryMS.P50, r.RecoveryMS.P99, r.RecoveryMS.Max, ms(MaxRecovery),
+`, r.Calls, r.Turns, r.Waited, r.Kills, r.Lost, r.Duplicates, r.OrderViolations, r.SideEffectsTwice, r.GoodTurnsIncomplete, r.OrphanWrites,
+		r.OutcomeUnknown, r.Slowest, r.SlowestMS, r.Recovered, r.RecoveryMS.P50, r.RecoveryMS.P99, r.RecoveryMS.Max, ms(r.Bounds[0]),
 		r.FailoverCalls, r.DuringFailover.P50, r.DuringFailover.Max,
-		r.NodeRecoveryMS, ms(MaxNodeRecovery), r.SlowestAfterNode, r.MalformedSent, r.DeadLetters, r.DeadLettersAll, strings.Join(rss, ", "))
+		r.NodeRecoveryMS, ms(r.Bounds[1]), r.SlowestAfterNode, r.ElectionMS, r.MalformedSent, r.DeadLetters, r.DeadLettersAll, strings.Join(rss, ", "))
 	if err != nil {
 		return err
 	}
 	for _, p := range r.Problems() {
 		if _, err := fmt.Fprintf(w, "FAILED: %s\n", p); err != nil {
+			return err
+		}
+	}
+	if len(r.Undead) > 0 {
+		if _, err := fmt.Fprintf(w, "malformed events without a dead letter, by kind: %v\n", r.Undead); err != nil {
 			return err
 		}
 	}
@@ -159,7 +182,7 @@ max RSS MiB   %s
 		}
 	}
 	if len(r.Incomplete) > 0 {
-		if _, err := fmt.Fprintf(w, "incomplete turns include %s\n", strings.Join(r.Incomplete, " ")); err != nil {
+		if _, err := fmt.Fprintf(w, "incomplete turns include %s\n(the first: %s)\n", strings.Join(r.Incomplete, " "), r.Diagnosis); err != nil {
 			return err
 		}
 	}
@@ -171,7 +194,7 @@ max RSS MiB   %s
 
 // report audits the streams and the ledger and measures the recoveries.
 func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, error) {
-	rep := &Report{MalformedSent: sent, RSSMiBMax: map[string]float64{}}
+	rep := &Report{MalformedSent: sent, RSSMiBMax: map[string]float64{}, Bounds: [2]time.Duration{r.cfg.MaxRecovery, r.cfg.MaxNodeRecovery}}
 	end := time.Now()
 	r.obs.mu.Lock()
 	ours := map[string]bool{}
@@ -227,13 +250,29 @@ func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, e
 	// last ones a while.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if rep.DeadLetters, rep.DeadLettersAll, rep.OtherDeadLetters, err = deadLetters(ctx, r.js, r.sp); err != nil {
+		seen := map[int]bool{}
+		if rep.DeadLetters, rep.DeadLettersAll, rep.OtherDeadLetters, err = deadLetters(ctx, r.js, r.sp, seen); err != nil {
 			return nil, err
+		}
+		rep.Undead = map[string]int{}
+		for i := range sent {
+			if !seen[i] {
+				rep.Undead[badKind(i)]++
+			}
 		}
 		if rep.DeadLetters >= sent || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(time.Second)
+	}
+	calls := map[string]int{}
+	r.obs.mu.Lock()
+	for id, t := range r.obs.turns {
+		calls[id] = t.calls
+	}
+	r.obs.mu.Unlock()
+	if rep.Revived, rep.RevivedSome, err = revived(ctx, r.js, r.sp, calls); err != nil {
+		return nil, fmt.Errorf("chaos: read the leases: %w", err)
 	}
 	if err := r.ledger(rep); err != nil {
 		return nil, err
@@ -260,6 +299,9 @@ func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, e
 	rep.Recovered, rep.FailoverCalls = len(recoveries), len(failover)
 	rep.RecoveryMS, rep.DuringFailover = summarize(recoveries), summarize(failover)
 	for _, nk := range r.nodeKills {
+		if e := r.top.lastElection(nk.at, 60*time.Second); !e.IsZero() {
+			rep.ElectionMS = max(rep.ElectionMS, ms(e.Sub(nk.at)))
+		}
 		for _, turn := range nk.turns {
 			t := r.obs.progressed(turn, nk.at)
 			if t.IsZero() {
@@ -274,6 +316,15 @@ func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, e
 		rep.RSSMiBMax[p.name] = math.Round(p.peakMiB*10) / 10
 		if p.died() {
 			rep.Exited = append(rep.Exited, p.name)
+		}
+	}
+	if len(rep.Incomplete) > 0 {
+		rep.Diagnosis = diagnose(ctx, r.js, r.sp, rep.Incomplete[0])
+	}
+	if rep.GoodTurnsIncomplete > 0 {
+		// What the stages were waiting for, in their logs.
+		for _, p := range r.top.all()[3:] {
+			p.dump()
 		}
 	}
 	return rep, nil

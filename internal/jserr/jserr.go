@@ -6,6 +6,7 @@ package jserr
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,7 +33,7 @@ func Gone(ctx context.Context, js jetstream.JetStream, err error, streams ...str
 	switch {
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, jetstream.ErrStreamNotFound), errors.Is(err, jetstream.ErrBucketNotFound):
 		return true
-	case !errors.Is(err, nats.ErrNoResponders):
+	case !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse):
 		return false
 	}
 	for _, name := range streams {
@@ -72,7 +73,23 @@ func Unavailable(err error) bool {
 	if errors.As(err, &apiErr) {
 		return apiErr.Code == 503 || apiErr.ErrorCode == codeNoPeers
 	}
-	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) ||
+	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) ||
 		errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount)
+}
+
+// RequestTimeout bounds one JetStream request of a stage — a publish, a
+// lease write, a read — when the caller's context allows longer. A stream
+// electing a new leader after a cluster member died does not answer
+// requests made meanwhile, not even with "no responders": without a bound
+// of its own such a request waits for the caller's whole deadline (the
+// executor's is two minutes) and holds its turn up long after the stream
+// is back. Made again, it goes through within a retry's step of the
+// election. Writes are safe to make again: each is a compare-and-set,
+// deduplicated by id, or refused as a second message on its subject.
+const RequestTimeout = 3 * time.Second
+
+// Bound is ctx with RequestTimeout as its deadline, unless ctx ends sooner.
+func Bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, RequestTimeout)
 }

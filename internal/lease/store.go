@@ -71,6 +71,8 @@ func NewStore(ctx context.Context, js jetstream.JetStream, space subjects.Space,
 func (s *Store) Get(ctx context.Context, tenant, turn string) (*schemas.Lease, uint64, error) {
 	key := s.space.LeaseKey(tenant, turn)
 	sent := s.cache.now()
+	ctx, cancel := jserr.Bound(ctx)
+	defer cancel()
 	e, err := s.kv.Get(ctx, key)
 	if err != nil {
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
@@ -390,6 +392,8 @@ func (s *Store) write(ctx context.Context, tenant, turn string, l *schemas.Lease
 	if ttl > FinishedTTL && Complete(l) {
 		ttl = FinishedTTL
 	}
+	ctx, cancel := jserr.Bound(ctx)
+	defer cancel()
 	if rev == 0 {
 		r, err := s.kv.Create(ctx, key, b, jetstream.KeyTTL(ttl))
 		if errors.Is(err, jetstream.ErrKeyExists) {

@@ -18,6 +18,15 @@ const (
 	maxInProcess     = 500 * time.Millisecond
 )
 
+// A message whose handling failed because JetStream was unavailable
+// (jserr.Unavailable) is held in process and tried again every
+// unavailableRetry, kept in progress, for up to maxUnavailableAttempts
+// tries (30 s); past them it is nak'ed with the back-off as any retry.
+const (
+	unavailableRetry       = 250 * time.Millisecond
+	maxUnavailableAttempts = 120
+)
+
 // later holds the messages waiting for an in-process retry.
 type later struct {
 	// gate is held for reading while a retry is handed to its lane; stop

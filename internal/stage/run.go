@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/schemas"
 )
@@ -188,6 +189,21 @@ func (r *runner) settle(ctx context.Context, m *Msg, err error) Outcome {
 	if m.Last {
 		return r.giveUp(ctx, m, fmt.Errorf("%s stage gave up after %d deliveries: %w", r.spec.Stage, m.Delivered, cause), true)
 	}
+	if jserr.Unavailable(cause) && m.Attempt <= maxUnavailableAttempts && !r.gone(ctx, m, cause) {
+		// The cluster cannot answer for now — a stream electing a new
+		// leader after a member died, a server restarting. Held here
+		// and tried again every quarter second, the message resumes the
+		// moment the stream is back, and the wait burns none of its
+		// deliveries (a nak per back-off step would give a call up
+		// after half a minute of a failover).
+		_ = m.Raw.InProgress()
+		if r.later.after(unavailableRetry, m.Raw, m.Attempt+1) {
+			if m.Attempt == 1 {
+				r.spec.Log.Warn("JetStream unavailable; holding the message", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "err", cause)
+			}
+			return Retried
+		}
+	}
 	if d := c.after; m.Attempt <= inProcessRetries && d <= maxInProcess {
 		if d <= 0 {
 			d = r.spec.Backoff.Delay(m.Attempt)
@@ -204,6 +220,18 @@ func (r *runner) settle(ctx context.Context, m *Msg, err error) Outcome {
 	r.spec.Log.Warn("retrying", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "delivery", m.Delivered, "in", delay, "err", cause)
 	_ = m.Raw.NakWithDelay(delay)
 	return Retried
+}
+
+// gone reports whether a failure that looks like an unavailable JetStream
+// is a stream of the pipeline that was deleted (which also answers "no
+// responders"): that one is not waited out. The server is asked on the
+// first try and then every two seconds of the wait.
+func (r *runner) gone(ctx context.Context, m *Msg, cause error) bool {
+	if m.Attempt%8 != 1 {
+		return false
+	}
+	sp := r.spec.Space
+	return jserr.Gone(ctx, r.js, cause, sp.InStream(), sp.ExecStream(), sp.ResultStream(), sp.OutStream(), sp.LeaseStream())
 }
 
 // giveUp answers the call the message names (when answer is set and the
