@@ -104,7 +104,7 @@ func (o *opener) fresh() *schemas.Lease {
 		return nil
 	}
 	o.found = in
-	_, _, err := o.r.store.Get(o.ctx, o.p.Tenant, o.p.Turn)
+	l, _, err := o.r.store.Get(o.ctx, o.p.Tenant, o.p.Turn)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound) && (in == nil || in.Subject != o.r.cfg.Space.ResultEnd(o.p.Tenant, o.p.Turn)):
 		// Not known to have its end marker (the first message found is
@@ -118,9 +118,15 @@ func (o *opener) fresh() *schemas.Lease {
 		o.refused = fmt.Errorf("router: read the turn's lease: %w", err)
 		return nil
 	}
-	// It exists now: the create conflicts, and the update retries on what
-	// the other router wrote.
-	return schemas.NewLease(o.max, time.Now())
+	// It exists now (another router made it since the store's read, or
+	// this read is a replica's that has not yet expired what the leader
+	// has). The update works on what it holds: the create conflicts and
+	// the update retries on the lease as written — or, should the lease
+	// have expired on the leader meanwhile, the create puts back the
+	// finished lease, whose count turns this call away, never an empty
+	// one that would make the finished turn live again and park this
+	// call behind calls that will never come.
+	return l
 }
 
 // count is the number of calls to close an expired turn at, for a call u
