@@ -223,6 +223,12 @@ func (e *Executor) claim(ctx context.Context, c *call) (claimed, error) {
 				out.until = lc.Deadline
 				return lease.ErrNoChange
 			}
+			if end, within := e.back.graceUntil(now); within && lc.Worker != e.cfg.WorkerID {
+				// This worker was just cut off from the server, and so,
+				// likely, was the claim's: let it come back first.
+				out.until = end
+				return lease.ErrNoChange
+			}
 			out.attempt = lc.Attempts
 			if !lc.ReadOnly {
 				// The answer is decided by a write, not on this read: a

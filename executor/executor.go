@@ -153,6 +153,7 @@ type Executor struct {
 	store   *lease.Store
 	watcher *lease.Watcher
 	cons    jetstream.Consumer
+	back    *comeback
 }
 
 // New prepares a worker on nc.
@@ -173,7 +174,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
-	e := &Executor{cfg: cfg, nc: nc, js: bd.JS, store: bd.Leases, cons: bd.Consumer}
+	e := &Executor{cfg: cfg, nc: nc, js: bd.JS, store: bd.Leases, cons: bd.Consumer, back: newComeback(nc)}
 	if cfg.Shared != nil {
 		e.watcher = cfg.Shared.watcher
 	} else {
@@ -188,6 +189,9 @@ func (e *Executor) WorkerID() string { return e.cfg.WorkerID }
 // Run consumes the pool's calls until ctx is done, then waits for the calls
 // it started to finish and publish.
 func (e *Executor) Run(ctx context.Context) error {
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go e.back.watch(wctx)
 	if !e.cfg.NoAdvertise {
 		actx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})

@@ -148,8 +148,14 @@ func bash(id, command string) client.Call {
 // collect reads a turn's results until turn_done.
 func (c *cluster) collect(t *testing.T, ctx context.Context, turn string) []*schemas.ToolResult {
 	t.Helper()
+	return collectAny(t, ctx, c.cl, turn)
+}
+
+// collectAny reads a turn's results from cl until turn_done.
+func collectAny(t *testing.T, ctx context.Context, cl *client.Client, turn string) []*schemas.ToolResult {
+	t.Helper()
 	var out []*schemas.ToolResult
-	for d, err := range c.cl.Results(ctx, turn) {
+	for d, err := range cl.Results(ctx, turn) {
 		if err != nil {
 			t.Fatalf("turn %s: %v", turn, err)
 		}

@@ -57,10 +57,13 @@ func (c *clusterFlags) options(o *embedded.Options) error {
 // a cluster member's death: forever, a quarter second apart plus up to a
 // second of jitter so that many processes do not return at once, and over
 // a buffer that holds what is published meanwhile. The subscriptions, and
-// with them the stages' consumers, come back by themselves.
+// with them the stages' consumers, come back by themselves. A process
+// started before its server listens waits for it the same way (and its
+// start, for JetStream, up to provision.Wait).
 func reconnect() []nats.Option {
 	return []nats.Option{
 		nats.MaxReconnects(-1),
+		nats.RetryOnFailedConnect(true),
 		nats.ReconnectWait(250 * time.Millisecond),
 		nats.ReconnectJitter(time.Second, time.Second),
 	}

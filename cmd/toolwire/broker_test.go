@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// TestBrokerRestart: the NATS server (a `toolwire serve --stages none`
+// process) is killed with SIGKILL while a Bash call runs on an executor
+// process, and started again from its store five seconds later. The
+// stages, in processes of their own, reconnect and resubscribe by
+// themselves: the call that finished while the server was away is
+// answered with its real result — not "outcome unknown" by another
+// worker — and a turn submitted after the restart completes.
+func TestBrokerRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the server and stage processes, and kills the server")
+	}
+	bin := sharedBinary(t)
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	store := filepath.Join(t.TempDir(), "store")
+	work := t.TempDir()
+	var procs []*exec.Cmd
+	// The stages stop first, while their server still runs: an executor
+	// stopping without one retries its last writes for two minutes.
+	t.Cleanup(func() {
+		for _, cmd := range slices.Backward(procs) {
+			if cmd.ProcessState == nil {
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+				_ = cmd.Wait()
+			}
+		}
+	})
+	start := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(bin, append([]string{"serve", "--http", ""}, args...)...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if args[len(args)-1] == "none" {
+			procs = append([]*exec.Cmd{cmd}, procs...)
+		} else {
+			procs = append(procs, cmd)
+		}
+		return cmd
+	}
+	broker := start("--listen", addr, "--store", store, "--stages", "none")
+	url := "nats://" + addr
+	start("--nats", url, "--stages", "router,reorder", "--test-tools")
+	for range 2 {
+		start("--nats", url, "--stages", "executor", "--executors", "1", "--test-tools", "--workdir", work)
+	}
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond), nats.RetryOnFailedConnect(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	waitWorkers(t, nc, 2)
+	cl, err := client.New(nc, client.Config{Space: subjects.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	turn := client.NewTurnID()
+	if err := cl.SubmitCalls(ctx, turn, []client.Call{bash("toolu_during", "sleep 3 && echo finished >> during")}, client.TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the command runs
+	if err := broker.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = broker.Wait()
+	time.Sleep(5 * time.Second) // the command finishes while the server is away
+	start("--listen", addr, "--store", store, "--stages", "none")
+
+	results := collectAny(t, ctx, cl, turn)
+	if len(results) != 1 || results[0].IsError {
+		t.Fatalf("the call that finished while the server was away: %s", describe(results))
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "during")); strings.Count(string(b), "finished") != 1 {
+		t.Errorf("the command ran %d times", strings.Count(string(b), "finished"))
+	}
+	after := client.NewTurnID()
+	if err := cl.SubmitCalls(ctx, after, []client.Call{bash("toolu_after", "echo after")}, client.TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := collectAny(t, ctx, cl, after); len(got) != 1 || got[0].IsError || !strings.Contains(got[0].Content, "after") {
+		t.Errorf("the turn after the restart: %s", describe(got))
+	}
+}
