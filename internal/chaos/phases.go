@@ -179,14 +179,14 @@ func (r *run) schedule(ctx context.Context, start, stopAt time.Time) {
 	}
 	for k := 0; ; k++ {
 		half := start.Add(time.Duration(k)*r.cfg.KillEvery + r.cfg.KillEvery/2)
-		if !sleepUntil(ctx, half) || !half.Before(stopAt) {
+		if !half.Before(stopAt) || !sleepUntil(ctx, half) {
 			return
 		}
 		if f := special[k]; f != nil {
 			f()
 		}
 		next := start.Add(time.Duration(k+1) * r.cfg.KillEvery)
-		if !sleepUntil(ctx, next) || !next.Before(stopAt) {
+		if !next.Before(stopAt) || !sleepUntil(ctx, next) {
 			return
 		}
 		r.killExecutor(r.top.executors[k%len(r.top.executors)])
