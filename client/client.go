@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/subjects"
 )
 
@@ -53,7 +54,9 @@ func New(nc *nats.Conn, cfg Config) (*Client, error) {
 	if cfg.Source == "" {
 		cfg.Source = "/toolwire/client"
 	}
-	js, err := jetstream.New(nc)
+	// An ack that never comes (the stream's leader died with the publish
+	// in flight) fails the publish after a bound, and it is sent again.
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(jserr.RequestTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}

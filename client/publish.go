@@ -39,11 +39,11 @@ func (p *pending) wait(ctx context.Context, c *Client) error {
 		select {
 		case <-f.Ok():
 		case err := <-f.Err():
-			if !jserr.Full(err) {
+			if !jserr.Full(err) && !unavailable(err) {
 				return fmt.Errorf("client: publish %s: %w", f.Msg().Subject, err)
 			}
 			// The message carries its Nats-Msg-Id header already.
-			if err := c.publishSlowed(ctx, f.Msg(), err); err != nil {
+			if err := c.publishAgain(ctx, f.Msg(), err); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -88,9 +88,13 @@ func (c *Client) sendMsg(ctx context.Context, p *pending, m *nats.Msg, msgID str
 		p.futures = append(p.futures, f)
 		return nil
 	}
-	_, err := c.js.PublishMsg(ctx, m, jetstream.WithMsgID(msgID))
-	if jserr.Full(err) {
-		return c.publishSlowed(ctx, m, err)
+	if m.Header == nil {
+		m.Header = nats.Header{}
+	}
+	m.Header.Set(jetstream.MsgIDHeader, msgID)
+	err := c.publishOnce(ctx, m)
+	if jserr.Full(err) || unavailable(err) {
+		return c.publishAgain(ctx, m, err)
 	}
 	if err != nil {
 		return fmt.Errorf("client: publish %s: %w", m.Subject, err)
@@ -98,23 +102,50 @@ func (c *Client) sendMsg(ctx context.Context, p *pending, m *nats.Msg, msgID str
 	return nil
 }
 
-// publishSlowed sends m again, with a growing pause, for as long as the in
-// stream is full and ctx allows; refused is the refusal that brought it
-// here. m carries its Nats-Msg-Id header.
-func (c *Client) publishSlowed(ctx context.Context, m *nats.Msg, refused error) error {
+// publishOnce sends m and waits for its ack, for at most one request's bound.
+func (c *Client) publishOnce(ctx context.Context, m *nats.Msg) error {
+	pctx, cancel := jserr.Bound(ctx)
+	defer cancel()
+	_, err := c.js.PublishMsg(pctx, m)
+	return err
+}
+
+// unavailable is a publish that JetStream could not take for now: its
+// stream electing a leader after a cluster member died, a server
+// restarting, an ack lost on the way.
+func unavailable(err error) bool {
+	return jserr.Unavailable(err) || errors.Is(err, jetstream.ErrAsyncPublishTimeout)
+}
+
+// failoverWait bounds how long a publish is sent again while JetStream is
+// unavailable: a cluster's failover takes seconds, not minutes.
+const failoverWait = time.Minute
+
+// publishAgain sends m again, with a growing pause, for as long as the in
+// stream is full (or JetStream unavailable, for at most failoverWait) and
+// ctx allows; refused is the refusal that brought it here. m carries its
+// Nats-Msg-Id header, so a copy the server stored while its ack was lost
+// is not stored twice.
+func (c *Client) publishAgain(ctx context.Context, m *nats.Msg, refused error) error {
 	pause := slowFirst
+	giveUp := time.Now().Add(failoverWait)
 	for {
 		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("client: publish %s: %w (%w; the last refusal: %w)", m.Subject, ErrSlowDown, ctx.Err(), refused)
+			if jserr.Full(refused) {
+				return fmt.Errorf("client: publish %s: %w (%w; the last refusal: %w)", m.Subject, ErrSlowDown, ctx.Err(), refused)
+			}
+			return fmt.Errorf("client: publish %s: %w (the last failure: %w)", m.Subject, ctx.Err(), refused)
 		case <-t.C:
 		}
-		_, err := c.js.PublishMsg(ctx, m)
+		err := c.publishOnce(ctx, m)
 		switch {
 		case err == nil:
 			return nil
+		case unavailable(err) && time.Now().Before(giveUp):
+			pause = max(pause, 250*time.Millisecond)
 		case !jserr.Full(err):
 			return fmt.Errorf("client: publish %s: %w", m.Subject, err)
 		}
