@@ -87,7 +87,7 @@ func Unavailable(err error) bool {
 // is back. Made again, it goes through within a retry's step of the
 // election. Writes are safe to make again: each is a compare-and-set,
 // deduplicated by id, or refused as a second message on its subject.
-const RequestTimeout = 3 * time.Second
+const RequestTimeout = 1500 * time.Millisecond
 
 // Bound is ctx with RequestTimeout as its deadline, unless ctx ends sooner.
 func Bound(ctx context.Context) (context.Context, context.CancelFunc) {

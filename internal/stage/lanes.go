@@ -118,9 +118,11 @@ func (l *lanes) close() {
 // that died, or the consumer was just created and had no leader yet — and
 // the client notices only when two heartbeats are missed: with the
 // library's defaults (30 s and 15 s) a stage then stood idle for 30 s.
+// A pull made again while the consumer still elects its leader is lost
+// too, so the second pull after the election comes within a second.
 const (
-	pullExpiry    = 5 * time.Second
-	pullHeartbeat = time.Second
+	pullExpiry    = 3 * time.Second
+	pullHeartbeat = 500 * time.Millisecond
 )
 
 // consume runs fn for every message of cons until ctx is done, then stops
