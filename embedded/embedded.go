@@ -151,8 +151,9 @@ func hostPort(what, addr string) (string, int, error) {
 		return "", 0, fmt.Errorf("embedded: %s address %q: %w", what, addr, err)
 	}
 	p, err := strconv.Atoi(port)
-	if err != nil || p < 0 || p > 65535 {
-		return "", 0, fmt.Errorf("embedded: %s address %q: port %q is not a number from 0 to 65535", what, addr, port)
+	if err != nil || p < -1 || p > 65535 {
+		// -1 is nats-server's "any free port".
+		return "", 0, fmt.Errorf("embedded: %s address %q: port %q is not a number from -1 (any) to 65535", what, addr, port)
 	}
 	return host, p, nil
 }
