@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -209,4 +210,36 @@ func (o *observer) progressed(turn string, at time.Time) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// timeline tells what the run saw of a turn after at, for the report of
+// the slowest turn: each call's lease changes and the deliveries, in ms
+// from at.
+func (o *observer) timeline(turn string, at time.Time) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := o.turns[turn]
+	if t == nil {
+		return ""
+	}
+	var b strings.Builder
+	for seq := range t.calls {
+		c := o.calls[callKey{turn, seq}]
+		fmt.Fprintf(&b, "call %d:", seq)
+		if c == nil {
+			b.WriteString(" nothing seen\n")
+			continue
+		}
+		for _, m := range c.marks {
+			fmt.Fprintf(&b, " %s@%d", m.state, m.at.Sub(at).Milliseconds())
+		}
+		if !c.answered.IsZero() {
+			fmt.Fprintf(&b, " answered@%d", c.answered.Sub(at).Milliseconds())
+		}
+		b.WriteString("\n")
+	}
+	if !t.done.IsZero() {
+		fmt.Fprintf(&b, "done@%d\n", t.done.Sub(at).Milliseconds())
+	}
+	return b.String()
 }

@@ -62,6 +62,8 @@ type Report struct {
 	// consumer leader was elected (the servers' logs): the cluster's own
 	// failover, which no turn can beat.
 	ElectionMS float64 `json:"-"`
+	// SlowestTimeline is what the run saw of that turn after the kill.
+	SlowestTimeline string `json:"-"`
 	// SlowestAfterNode is the turn that took longest to progress after the
 	// node's kill.
 	SlowestAfterNode string `json:"-"`
@@ -173,6 +175,11 @@ max RSS MiB   %s
 	}
 	if len(r.Undead) > 0 {
 		if _, err := fmt.Fprintf(w, "malformed events without a dead letter, by kind: %v\n", r.Undead); err != nil {
+			return err
+		}
+	}
+	if r.SlowestTimeline != "" {
+		if _, err := fmt.Fprintf(w, "the slowest turn after the node's kill (ms from the kill):\n%s", r.SlowestTimeline); err != nil {
 			return err
 		}
 	}
@@ -309,6 +316,7 @@ func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, e
 			}
 			if d := ms(t.Sub(nk.at)); d > rep.NodeRecoveryMS {
 				rep.NodeRecoveryMS, rep.SlowestAfterNode = d, turn
+				rep.SlowestTimeline = r.obs.timeline(turn, nk.at)
 			}
 		}
 	}
