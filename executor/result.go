@@ -150,14 +150,18 @@ func (e *Executor) publishResult(ctx context.Context, p subjects.Parsed, trace s
 		return fmt.Errorf("executor: encode result: %w", err)
 	}
 	subject := e.cfg.Space.Result(p.Tenant, p.Turn, r.Seq)
-	ctx, cancel := jserr.Bound(ctx)
-	defer cancel()
-	_, err = e.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: body})
+	pctx, cancel := jserr.Bound(ctx)
+	_, err = e.js.PublishMsg(pctx, &nats.Msg{Subject: subject, Header: h, Data: body})
+	cancel()
 	if err == nil {
 		return nil
 	}
-	if s, serr := e.js.Stream(ctx, e.cfg.Space.ResultStream()); serr == nil {
-		if _, gerr := s.GetLastMsgForSubject(ctx, subject); gerr == nil {
+	// Refused as the subject's second message, or stored with its ack
+	// lost: either way the result is there.
+	gctx, cancel := jserr.Bound(ctx)
+	defer cancel()
+	if s, serr := e.js.Stream(gctx, e.cfg.Space.ResultStream()); serr == nil {
+		if _, gerr := s.GetLastMsgForSubject(gctx, subject); gerr == nil {
 			return nil
 		}
 	}

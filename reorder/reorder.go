@@ -288,6 +288,8 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 
 // readResult reads the stored result of call seq; missing when none is.
 func (r *Reorder) readResult(ctx context.Context, p subjects.Parsed, seq int) (h nats.Header, body []byte, missing bool, err error) {
+	ctx, cancel := jserr.Bound(ctx)
+	defer cancel()
 	raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, seq))
 	switch {
 	case err == nil:
@@ -317,6 +319,8 @@ func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed
 
 // readCursor reads the turn's out subject's last message.
 func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, error) {
+	ctx, cancel := jserr.Bound(ctx)
+	defer cancel()
 	raw, err := r.out.GetLastMsgForSubject(ctx, r.cfg.Space.Out(p.Tenant, p.Turn))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return cursor{}, nil
@@ -350,7 +354,9 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m *stage.Msg) (i
 			return end.Calls, nil
 		}
 	} else {
-		raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
+		gctx, cancel := jserr.Bound(ctx)
+		raw, err := r.results.GetLastMsgForSubject(gctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
+		cancel()
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return r.leaseTotal(ctx, p)
 		}
@@ -390,6 +396,8 @@ func (r *Reorder) leaseTotal(ctx context.Context, p subjects.Parsed) (int, error
 // may come from a call registered before the count, or be reorder's own
 // stand-in); -1 when neither carries it.
 func (r *Reorder) outTotal(ctx context.Context, p subjects.Parsed) (int, error) {
+	ctx, cancel := jserr.Bound(ctx)
+	defer cancel()
 	subject := r.cfg.Space.Out(p.Tenant, p.Turn)
 	for _, last := range []bool{false, true} {
 		var raw *jetstream.RawStreamMsg

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/answer"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
@@ -84,14 +85,16 @@ func (r *Router) opener(ctx context.Context, p subjects.Parsed, u *schemas.ToolU
 // store's read.
 func (o *opener) fresh() *schemas.Lease {
 	o.refused, o.found = nil, nil
+	ctx, cancel := jserr.Bound(o.ctx)
+	defer cancel()
 	var inErr error
 	var in *jetstream.RawStreamMsg
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		in, inErr = o.r.results.GetMsg(o.ctx, 0, jetstream.WithGetMsgSubject(o.r.cfg.Space.TurnResults(o.p.Tenant, o.p.Turn)))
+		in, inErr = o.r.results.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(o.r.cfg.Space.TurnResults(o.p.Tenant, o.p.Turn)))
 	}()
-	_, outErr := o.r.out.GetLastMsgForSubject(o.ctx, o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn))
+	_, outErr := o.r.out.GetLastMsgForSubject(ctx, o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn))
 	<-read
 	switch {
 	case errors.Is(outErr, jetstream.ErrMsgNotFound) && errors.Is(inErr, jetstream.ErrMsgNotFound):

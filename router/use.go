@@ -298,6 +298,8 @@ func (r *Router) discard(ctx context.Context, p subjects.Parsed) error {
 // subjectHasMsg tells a refused publish to the result stream (the subject
 // already has its one message) from a failed one.
 func (r *Router) subjectHasMsg(ctx context.Context, subject string) bool {
+	ctx, cancel := jserr.Bound(ctx)
+	defer cancel()
 	_, err := r.results.GetLastMsgForSubject(ctx, subject)
 	return err == nil
 }
