@@ -1,0 +1,103 @@
+package chaos
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+)
+
+// The --json file has exactly the keys the acceptance names, and nothing
+// of the report's diagnostics.
+func TestReportJSONShape(t *testing.T) {
+	var b bytes.Buffer
+	r := &Report{RSSMiBMax: map[string]float64{"router": 40}, Incomplete: []string{"x"}, Diagnosis: "y"}
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != 14 {
+		t.Errorf("%d keys, want the 14 of the acceptance (cmd/toolwire TestChaosShort names them)", len(m))
+	}
+	for _, diag := range []string{"Incomplete", "Diagnosis", "incomplete", "diagnosis"} {
+		if _, ok := m[diag]; ok {
+			t.Errorf("a diagnostic, %s, is in the JSON", diag)
+		}
+	}
+	var rec bytes.Buffer
+	if err := json.Compact(&rec, m["recovery_ms"]); err != nil || rec.String() != `{"p50":0,"p99":0,"max":0}` {
+		t.Errorf("recovery_ms %s, want p50, p99 and max", m["recovery_ms"])
+	}
+}
+
+// Every kind of malformed event is told apart from a good turn's dead
+// letter: by its ce-id, or, with no CloudEvents headers, by its subject.
+func TestMalformedFoundInTheirDeadLetters(t *testing.T) {
+	sp := subjects.Default()
+	for i := range 12 {
+		m := malformed(sp, i, "turn_finished")
+		dl := nats.Header{}
+		for k, v := range schemas.EventHeaders(m.Header) {
+			dl[k] = v
+		}
+		dl.Set(schemas.HeaderDLQSubject, m.Subject)
+		if got := badIndex(dl); got != i {
+			t.Errorf("event %d (%s): found as %d", i, badKind(i), got)
+		}
+	}
+	good := nats.Header{}
+	good.Set(schemas.HeaderDLQSubject, sp.In(subjects.DefaultTenant, "turn_good", subjects.KindUse))
+	if got := badIndex(good); got != -1 {
+		t.Errorf("a good turn's dead letter found as malformed event %d", got)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	s := summarize([]float64{5, 1, 4, 2, 3, 100})
+	if s.P50 != 4 || s.Max != 100 || s.P99 != 100 {
+		t.Errorf("summary %+v", s)
+	}
+	if (summarize(nil) != Summary{}) {
+		t.Error("an empty summary is not zero")
+	}
+}
+
+// The cluster's failover time is read from the nodes' own logs: the last
+// leader election within the window after the kill.
+func TestLastElection(t *testing.T) {
+	dir := t.TempDir()
+	kill := time.Date(2026, 12, 1, 21, 0, 0, 0, time.Local)
+	lines := []string{
+		"[1] 2026/12/01 20:59:59.000000 [INF] JetStream cluster new stream leader for '$G > TW_IN'",
+		"[1] 2026/12/01 21:00:04.500000 [INF] JetStream cluster new consumer leader for '$G > TW_IN > router'",
+		"[1] 2026/12/01 21:00:07.250000 [INF] JetStream cluster new stream leader for '$G > TW_OUT'",
+		"[1] 2026/12/01 21:00:08.000000 [INF] Route connection created",
+		"[1] 2026/12/01 21:05:00.000000 [INF] JetStream cluster new stream leader for '$G > TW_EXEC'",
+	}
+	p := newProc("toolwire", dir, "nats-1")
+	if err := os.WriteFile(filepath.Join(dir, "nats-1.log"), []byte(joinLines(lines)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	top := &topology{nodes: []*proc{p}}
+	got := top.lastElection(kill, time.Minute)
+	if want := kill.Add(7250 * time.Millisecond); !got.Equal(want) {
+		t.Errorf("last election %v, want %v", got, want)
+	}
+}
+
+func joinLines(l []string) string {
+	var b bytes.Buffer
+	for _, s := range l {
+		b.WriteString(s + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,198 @@
+package chaos
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// report audits the streams and the ledger and measures the recoveries.
+func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, error) {
+	rep := &Report{MalformedSent: sent, RSSMiBMax: map[string]float64{}, Bounds: [2]time.Duration{r.cfg.MaxRecovery, r.cfg.MaxNodeRecovery}}
+	end := time.Now()
+	r.obs.mu.Lock()
+	ours := map[string]bool{}
+	for id, t := range r.obs.turns {
+		ours[id] = true
+		rep.Turns++
+		rep.Calls += t.calls
+		if d := ms(t.done.Sub(t.started)); !t.done.IsZero() && d > rep.SlowestMS {
+			rep.Slowest, rep.SlowestMS = id, d
+		}
+		if t.done.IsZero() {
+			rep.GoodTurnsIncomplete++
+			if len(rep.Incomplete) < 5 {
+				rep.Incomplete = append(rep.Incomplete, id)
+			}
+		}
+	}
+	for _, c := range r.obs.calls {
+		if c.unknown {
+			rep.OutcomeUnknown++
+		}
+	}
+	r.obs.mu.Unlock()
+	out, err := audit(ctx, r.js, r.sp, ours)
+	if err != nil {
+		return nil, err
+	}
+	r.obs.mu.Lock()
+	for id, t := range r.obs.turns {
+		s := out[id]
+		if s == nil {
+			s = &stored{}
+		}
+		seen := map[int]bool{}
+		for _, q := range s.seqs {
+			if seen[q] {
+				rep.Duplicates++
+				continue
+			}
+			if q != len(seen) {
+				rep.OrderViolations++
+			}
+			seen[q] = true
+		}
+		for q := range t.calls {
+			if !seen[q] {
+				rep.Lost++
+			}
+		}
+	}
+	r.obs.mu.Unlock()
+	// Dead letters are written as the router gets to them; wait for the
+	// last ones a while.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		seen := map[int]bool{}
+		if rep.DeadLetters, rep.DeadLettersAll, rep.OtherDeadLetters, err = deadLetters(ctx, r.js, r.sp, seen); err != nil {
+			return nil, err
+		}
+		rep.Undead = map[string]int{}
+		for i := range sent {
+			if !seen[i] {
+				rep.Undead[badKind(i)]++
+			}
+		}
+		if rep.DeadLetters >= sent || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	calls := map[string]int{}
+	r.obs.mu.Lock()
+	for id, t := range r.obs.turns {
+		calls[id] = t.calls
+	}
+	r.obs.mu.Unlock()
+	if rep.Revived, rep.RevivedSome, err = revived(ctx, r.js, r.sp, calls); err != nil {
+		return nil, fmt.Errorf("chaos: read the leases: %w", err)
+	}
+	if err := r.ledger(rep); err != nil {
+		return nil, err
+	}
+	var recoveries, failover []float64
+	for _, k := range r.kills {
+		rep.Kills++
+		during := false
+		for _, nk := range r.nodeKills {
+			during = during || !k.at.Before(nk.at) && k.at.Sub(nk.at) < failoverWindow
+		}
+		for _, c := range k.calls {
+			t := r.obs.recovered(c, k.pid, k.at)
+			if t.IsZero() {
+				t = end
+			}
+			if during {
+				failover = append(failover, ms(t.Sub(k.at)))
+			} else {
+				recoveries = append(recoveries, ms(t.Sub(k.at)))
+			}
+		}
+	}
+	rep.Recovered, rep.FailoverCalls = len(recoveries), len(failover)
+	rep.RecoveryMS, rep.DuringFailover = summarize(recoveries), summarize(failover)
+	for _, nk := range r.nodeKills {
+		if e := r.top.lastElection(nk.at, 60*time.Second); !e.IsZero() {
+			rep.ElectionMS = max(rep.ElectionMS, ms(e.Sub(nk.at)))
+		}
+		for _, turn := range nk.turns {
+			t := r.obs.progressed(turn, nk.at)
+			if t.IsZero() {
+				t = end
+			}
+			if d := ms(t.Sub(nk.at)); d > rep.NodeRecoveryMS {
+				rep.NodeRecoveryMS, rep.SlowestAfterNode = d, turn
+				rep.SlowestTimeline = r.obs.timeline(turn, nk.at)
+			}
+		}
+	}
+	for _, p := range r.top.all() {
+		rep.RSSMiBMax[p.name] = math.Round(p.peakMiB*10) / 10
+		if p.died() {
+			rep.Exited = append(rep.Exited, p.name)
+		}
+	}
+	if len(rep.Incomplete) > 0 {
+		rep.Diagnosis = diagnose(ctx, r.js, r.sp, rep.Incomplete[0])
+	}
+	if rep.GoodTurnsIncomplete > 0 {
+		// What the stages were waiting for, in their logs.
+		for _, p := range r.top.all()[3:] {
+			p.dump()
+		}
+	}
+	return rep, nil
+}
+
+// ledger reads the side-effect ledger: a call's line twice means its
+// command ran twice; a line written after its call was answered "outcome
+// unknown" means a dead worker's command lived on.
+func (r *run) ledger(rep *Report) error {
+	f, err := os.Open(filepath.Join(r.dir, "work", "ledger"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	count := map[string]int{}
+	sc := bufio.NewScanner(f)
+	r.obs.mu.Lock()
+	defer r.obs.mu.Unlock()
+	for sc.Scan() {
+		name, stamp, _ := strings.Cut(sc.Text(), " ")
+		count[name]++
+		if count[name] == 2 {
+			rep.SideEffectsTwice++
+		}
+		dot := strings.LastIndexByte(name, '.')
+		seq, err := strconv.Atoi(name[dot+1:])
+		if dot < 0 || err != nil {
+			continue
+		}
+		c := r.obs.calls[callKey{name[:dot], seq}]
+		sec, err := strconv.ParseFloat(stamp, 64)
+		if c != nil && c.unknown && err == nil && time.Unix(0, int64(sec*1e9)).After(c.answered) {
+			rep.OrphanWrites++
+		}
+	}
+	return sc.Err()
+}
+
+func summarize(v []float64) Summary {
+	if len(v) == 0 {
+		return Summary{}
+	}
+	slices.Sort(v)
+	at := func(q float64) float64 { return math.Round(v[min(len(v)-1, int(q*float64(len(v))))]) }
+	return Summary{P50: at(0.5), P99: at(0.99), Max: math.Round(v[len(v)-1])}
+}
