@@ -24,6 +24,7 @@ type comeback struct {
 	nc   *nats.Conn
 	seen atomic.Uint64
 	at   atomic.Int64 // Unix ms of the last reconnect seen, 0: none
+	down atomic.Int64 // Unix ms the connection was first seen down, 0: up
 }
 
 func newComeback(nc *nats.Conn) *comeback {
@@ -51,6 +52,22 @@ func (c *comeback) check(now time.Time) {
 		c.seen.Store(n)
 		c.at.Store(now.UnixMilli())
 	}
+	switch {
+	case c.nc.IsConnected():
+		c.down.Store(0)
+	case c.down.Load() == 0:
+		c.down.Store(now.UnixMilli())
+	}
+}
+
+// cutOff is how long the connection has been down (0: it is up), as last
+// watched.
+func (c *comeback) cutOff(now time.Time) time.Duration {
+	d := c.down.Load()
+	if d == 0 {
+		return 0
+	}
+	return now.Sub(time.UnixMilli(d))
 }
 
 // graceUntil is when the grace after the last reconnect ends (Unix ms),

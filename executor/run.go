@@ -33,6 +33,13 @@ var errStopped = errors.New("stopped by the turn")
 // on with its side effects nor publish a result.
 var errClaimLost = errors.New("executor: the call's claim was taken over by another worker")
 
+// errCutOff stops a call whose worker has been cut off from the server for
+// longer than the claim's deadline: the claim cannot be renewed, so the
+// call will be answered "outcome unknown" once the server is back, and its
+// side effects must not go on meanwhile. A call that finished before the
+// cut-off keeps its result.
+var errCutOff = errors.New("executor: cut off from the server for longer than the claim's deadline")
+
 // run executes a claimed call, renewing the claim while it runs and
 // stopping it when the turn says so, then publishes the result and marks
 // the call done.
@@ -40,6 +47,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopRenew := e.renew(ctx, c)
+	stopCutOff := e.watchCutOff(cancel)
 	stopMonitor := e.monitor(c, w, cl.attempt, cancel)
 	var reported atomic.Bool
 	progress := e.progress(ctx, c, &reported)
@@ -57,10 +65,11 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 		res, callErr = e.invoke(cctx, c, input, cl.tc, progress)
 	}
 	finished := time.Now()
+	stopCutOff()
 	stopMonitor()
-	if errors.Is(context.Cause(cctx), errClaimLost) {
+	if cause := context.Cause(cctx); errors.Is(cause, errClaimLost) || errors.Is(cause, errCutOff) {
 		stopRenew()
-		e.cfg.Log.Warn("executor: stopped a call another worker took over", "turn", c.p.Turn, "seq", c.d.Seq)
+		e.cfg.Log.Warn("executor: stopped a call", "turn", c.p.Turn, "seq", c.d.Seq, "why", cause)
 		// Its message is the other worker's delivery now: neither acked
 		// nor nakked here.
 		return stage.Leave()
@@ -162,6 +171,17 @@ func (e *Executor) invoke(ctx context.Context, c *call, input []byte, tc tool.Tu
 		err = fmt.Errorf("%s: %w", texts.Timeout(c.t.Name(), timeout), err)
 	}
 	return res, err
+}
+
+// watchCutOff stops the running call (cancel) once the worker has been
+// cut off from the server for longer than the claim's deadline. It runs on
+// its own timer: a lease write that hangs must not hold it up.
+func (e *Executor) watchCutOff(cancel context.CancelCauseFunc) (stop func()) {
+	return every(e.cfg.Deadline/4, func() {
+		if e.back.cutOff(time.Now()) > e.cfg.Deadline {
+			cancel(errCutOff)
+		}
+	})
 }
 
 // renew keeps a running call's claim alive until stopped (its message is

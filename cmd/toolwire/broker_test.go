@@ -18,12 +18,15 @@ import (
 )
 
 // TestBrokerRestart: the NATS server (a `toolwire serve --stages none`
-// process) is killed with SIGKILL while a Bash call runs on an executor
-// process, and started again from its store five seconds later. The
+// process) is killed with SIGKILL while two Bash calls run on executor
+// processes, and started again from its store five seconds later. The
 // stages, in processes of their own, reconnect and resubscribe by
-// themselves: the call that finished while the server was away is
+// themselves. The call that finished while the server was away is
 // answered with its real result — not "outcome unknown" by another
-// worker — and a turn submitted after the restart completes.
+// worker; the one still running when its worker had been cut off for
+// longer than its claim's deadline was stopped then, writes nothing
+// later, and is answered "outcome unknown"; a turn submitted after the
+// restart completes.
 func TestBrokerRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the server and stage processes, and kills the server")
@@ -74,24 +77,36 @@ func TestBrokerRestart(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	turn := client.NewTurnID()
-	if err := cl.SubmitCalls(ctx, turn, []client.Call{bash("toolu_during", "sleep 3 && echo finished >> during")}, client.TurnOptions{}); err != nil {
+	short, long := client.NewTurnID(), client.NewTurnID()
+	if err := cl.SubmitCalls(ctx, short, []client.Call{bash("toolu_short", "sleep 0.6 && echo finished >> during")}, client.TurnOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // the command runs
+	if err := cl.SubmitCalls(ctx, long, []client.Call{bash("toolu_long", "sleep 4 && echo late >> late")}, client.TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond) // both commands run
 	if err := broker.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = broker.Wait()
-	time.Sleep(5 * time.Second) // the command finishes while the server is away
+	killed := time.Now()
+	time.Sleep(5 * time.Second) // the short command finishes while the server is away
 	start("--listen", addr, "--store", store, "--stages", "none")
 
-	results := collectAny(t, ctx, cl, turn)
+	results := collectAny(t, ctx, cl, short)
 	if len(results) != 1 || results[0].IsError {
 		t.Fatalf("the call that finished while the server was away: %s", describe(results))
 	}
 	if b, _ := os.ReadFile(filepath.Join(work, "during")); strings.Count(string(b), "finished") != 1 {
 		t.Errorf("the command ran %d times", strings.Count(string(b), "finished"))
+	}
+	results = collectAny(t, ctx, cl, long)
+	if len(results) != 1 || !results[0].IsError || !strings.Contains(results[0].Content, "outcome unknown") {
+		t.Errorf("the call still running when its worker was cut off for longer than its claim: %s", describe(results))
+	}
+	time.Sleep(time.Until(killed.Add(5 * time.Second)))
+	if _, err := os.Stat(filepath.Join(work, "late")); err == nil {
+		t.Error("the command of a call its worker could no longer claim wrote after all")
 	}
 	after := client.NewTurnID()
 	if err := cl.SubmitCalls(ctx, after, []client.Call{bash("toolu_after", "echo after")}, client.TurnOptions{}); err != nil {
