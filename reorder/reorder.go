@@ -150,9 +150,12 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 	key := p.Tenant + "." + p.Turn
 	trust := m != nil && m.Delivered == 1 && m.Attempt <= 1 && fillBefore < 0
 	cur, fromCache := r.cache.cursor(key)
-	if fromCache && (cur.done || (m != nil && p.Kind != subjects.KindEnd && cur.delivered > p.Seq)) {
+	if fromCache && (cur.done || (m != nil && p.Kind != subjects.KindEnd && cur.delivered > p.Seq && !endDue(m, cur))) {
 		// What this instance appended is there for good: a result it has
-		// passed (a waiting one's retry) needs no read.
+		// passed (a waiting one's retry) needs no read — unless it is the
+		// last of a counted turn whose turn_done is not there yet (the
+		// append of the end failed after the result's): its retry must
+		// append it.
 		return cur, nil
 	}
 	if !fromCache && !trust {
@@ -287,6 +290,13 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 }
 
 // readResult reads the stored result of call seq; missing when none is.
+// endDue reports whether m is a result of a counted turn whose results
+// cur has all delivered while its turn_done is not appended yet.
+func endDue(m *stage.Msg, cur cursor) bool {
+	n := schemas.TurnCount(m.Data)
+	return n > 0 && cur.delivered >= n && !cur.done
+}
+
 func (r *Reorder) readResult(ctx context.Context, p subjects.Parsed, seq int) (h nats.Header, body []byte, missing bool, err error) {
 	ctx, cancel := jserr.Bound(ctx)
 	defer cancel()
