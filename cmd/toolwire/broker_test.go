@@ -78,13 +78,24 @@ func TestBrokerRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	short, long := client.NewTurnID(), client.NewTurnID()
-	if err := cl.SubmitCalls(ctx, short, []client.Call{bash("toolu_short", "sleep 0.6 && echo finished >> during")}, client.TurnOptions{}); err != nil {
+	if err := cl.SubmitCalls(ctx, short, []client.Call{bash("toolu_short", "touch short_began && sleep 0.6 && echo finished >> during")}, client.TurnOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := cl.SubmitCalls(ctx, long, []client.Call{bash("toolu_long", "sleep 4 && echo late >> late")}, client.TurnOptions{}); err != nil {
+	if err := cl.SubmitCalls(ctx, long, []client.Call{bash("toolu_long", "touch long_began && sleep 4 && echo late >> late")}, client.TurnOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(400 * time.Millisecond) // both commands run
+	// Both commands run.
+	for _, f := range []string{"short_began", "long_began"} {
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			if _, err := os.Stat(filepath.Join(work, f)); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s: the command never started", f)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	if err := broker.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
