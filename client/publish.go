@@ -39,7 +39,7 @@ func (p *pending) wait(ctx context.Context, c *Client) error {
 		select {
 		case <-f.Ok():
 		case err := <-f.Err():
-			if !jserr.Full(err) && !unavailable(err) {
+			if !jserr.Full(err) && !jserr.Unavailable(err) {
 				return fmt.Errorf("client: publish %s: %w", f.Msg().Subject, err)
 			}
 			// The message carries its Nats-Msg-Id header already.
@@ -93,7 +93,7 @@ func (c *Client) sendMsg(ctx context.Context, p *pending, m *nats.Msg, msgID str
 	}
 	m.Header.Set(jetstream.MsgIDHeader, msgID)
 	err := c.publishOnce(ctx, m)
-	if jserr.Full(err) || unavailable(err) {
+	if jserr.Full(err) || jserr.Unavailable(err) {
 		return c.publishAgain(ctx, m, err)
 	}
 	if err != nil {
@@ -108,13 +108,6 @@ func (c *Client) publishOnce(ctx context.Context, m *nats.Msg) error {
 	defer cancel()
 	_, err := c.js.PublishMsg(pctx, m)
 	return err
-}
-
-// unavailable is a publish that JetStream could not take for now: its
-// stream electing a leader after a cluster member died, a server
-// restarting, an ack lost on the way.
-func unavailable(err error) bool {
-	return jserr.Unavailable(err) || errors.Is(err, jetstream.ErrAsyncPublishTimeout)
 }
 
 // failoverWait bounds how long a publish is sent again while JetStream is
@@ -144,7 +137,7 @@ func (c *Client) publishAgain(ctx context.Context, m *nats.Msg, refused error) e
 		switch {
 		case err == nil:
 			return nil
-		case unavailable(err) && time.Now().Before(giveUp):
+		case jserr.Unavailable(err) && time.Now().Before(giveUp):
 			pause = max(pause, 250*time.Millisecond)
 		case !jserr.Full(err):
 			return fmt.Errorf("client: publish %s: %w", m.Subject, err)

@@ -81,28 +81,30 @@ func count(n int) int {
 	return n
 }
 
+// startWait bounds how long Start and Provision try again while JetStream
+// cannot serve them: the members of a cluster may start a minute apart, a
+// stream may be electing its leader, a server restarting.
+const startWait = 2 * time.Minute
+
 // Start provisions the streams and starts the stages; they run until Stop.
 // A start that fails because JetStream cannot serve it for now (a cluster
 // forming or electing a stream's leader after a member died, a server
-// restarting: jserr.Unavailable) is made again, for at most
-// provision.Wait, so that a process restarted into a cluster's failover
-// waits for it instead of exiting.
-func Start(ctx context.Context, dial Dialer, cfg Config) (*Pipeline, error) {
-	deadline := time.Now().Add(provision.Wait)
-	for {
-		p, err := start(ctx, dial, cfg)
-		if err == nil || !jserr.Unavailable(err) || time.Now().After(deadline) || ctx.Err() != nil {
-			return p, err
-		}
+// restarting: jserr.Unavailable) is made again, for at most two minutes,
+// so that a process restarted into a cluster's failover waits for it
+// instead of exiting.
+func Start(ctx context.Context, dial Dialer, cfg Config) (p *Pipeline, err error) {
+	err = jserr.Retry(ctx, startWait, time.Second, func(err error) {
 		if cfg.Log != nil {
 			cfg.Log.Warn("pipeline: JetStream not available yet; starting again", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(time.Second):
-		}
+	}, func() error {
+		p, err = start(ctx, dial, cfg)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return p, nil
 }
 
 func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error) {
@@ -298,7 +300,8 @@ func drain(nc *nats.Conn) error {
 // Provision creates the pipeline's streams and buckets under space with
 // their defaults, or brings them up to date; it is idempotent. A process
 // that joins a pipeline with stages of its own (a remote pool's executors)
-// calls it so that it can be the first to start. Start does it too.
+// calls it so that it can be the first to start. Start does it too. Like
+// Start, it tries again while JetStream cannot serve it yet.
 func Provision(ctx context.Context, nc *nats.Conn, space subjects.Space) error {
 	if err := space.Check(); err != nil {
 		return fmt.Errorf("pipeline: %w", err)
@@ -307,5 +310,7 @@ func Provision(ctx context.Context, nc *nats.Conn, space subjects.Space) error {
 	if err != nil {
 		return fmt.Errorf("pipeline: %w", err)
 	}
-	return provision.Streams(ctx, js, space, provision.Config{})
+	return jserr.Retry(ctx, startWait, 500*time.Millisecond, nil, func() error {
+		return provision.Streams(ctx, js, space, provision.Config{})
+	})
 }

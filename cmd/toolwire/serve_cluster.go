@@ -59,7 +59,7 @@ func (c *clusterFlags) options(o *embedded.Options) error {
 // a buffer that holds what is published meanwhile. The subscriptions, and
 // with them the stages' consumers, come back by themselves. A process
 // started before its server listens waits for it the same way (and its
-// start, for JetStream, up to provision.Wait).
+// start, for JetStream, up to two minutes: pipeline.Start).
 func reconnect() []nats.Option {
 	return []nats.Option{
 		nats.MaxReconnects(-1),

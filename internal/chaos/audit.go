@@ -82,11 +82,11 @@ func readOnce(ctx context.Context, js jetstream.JetStream, stream, filter string
 }
 
 // audit reads the out stream: for every turn of the run, what it holds.
-func audit(ctx context.Context, js jetstream.JetStream, sp subjects.Space, ours map[string]bool) (map[string]*stored, error) {
+func audit(ctx context.Context, js jetstream.JetStream, sp subjects.Space, ours map[string]int) (map[string]*stored, error) {
 	out := map[string]*stored{}
 	err := readAll(ctx, js, sp.OutStream(), sp.OutAll(), func(m jetstream.Msg) {
 		turn := m.Subject()[strings.LastIndexByte(m.Subject(), '.')+1:]
-		if !ours[turn] {
+		if _, mine := ours[turn]; !mine {
 			return
 		}
 		s := out[turn]

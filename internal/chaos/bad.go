@@ -71,7 +71,7 @@ func badKind(i int) string {
 // inject publishes n malformed events, spread evenly until stopAt; it
 // returns how many the server stored (a publish refused while a node is
 // away is sent again).
-func inject(ctx context.Context, js jetstream.JetStream, sp subjects.Space, n int, stopAt time.Time, finished func() string) int {
+func inject(ctx context.Context, js jetstream.JetStream, sp subjects.Space, n int, stopAt time.Time, finished func(int) string) int {
 	if n <= 0 {
 		return 0
 	}
@@ -87,7 +87,7 @@ func inject(ctx context.Context, js jetstream.JetStream, sp subjects.Space, n in
 			}
 		}
 		next = next.Add(gap)
-		m := malformed(sp, i, finished())
+		m := malformed(sp, i, finished(i))
 		for ctx.Err() == nil {
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			_, err := js.PublishMsg(pctx, m, jetstream.WithMsgID(fmt.Sprintf("%s-%d", badPrefix, i)))

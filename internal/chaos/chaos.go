@@ -114,19 +114,24 @@ func Run(ctx context.Context, cfg Config) (_ *Report, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer top.stop()
 	r := &run{cfg: cfg, dir: dir, top: top, obs: newObserver(), sp: subjects.Default()}
+	var rep *Report
+	defer func() {
+		// The processes stop before their directory goes: a temporary
+		// one is removed only after a run that passed.
+		top.stop()
+		if cfg.Dir == "" && rep != nil && rep.Dir == "" {
+			_ = os.RemoveAll(dir)
+		}
+	}()
 	if err := r.startAll(ctx); err != nil {
 		return nil, err
 	}
-	rep, err := r.load(ctx)
-	if err != nil {
+	if rep, err = r.load(ctx); err != nil {
 		return nil, err
 	}
-	rep.Dir = dir
-	if cfg.Dir == "" && !rep.Failed() {
-		defer os.RemoveAll(dir)
-		rep.Dir = ""
+	if cfg.Dir != "" || rep.Failed() {
+		rep.Dir = dir
 	}
 	return rep, nil
 }

@@ -14,40 +14,35 @@ import (
 )
 
 // report audits the streams and the ledger and measures the recoveries.
-func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, error) {
+func (r *run) report(ctx context.Context, sent int) (*Report, error) {
 	rep := &Report{MalformedSent: sent, RSSMiBMax: map[string]float64{}, Bounds: [2]time.Duration{r.cfg.MaxRecovery, r.cfg.MaxNodeRecovery}}
 	end := time.Now()
+	calls := map[string]int{} // the run's turns and their calls
 	r.obs.mu.Lock()
-	ours := map[string]bool{}
 	for id, t := range r.obs.turns {
-		ours[id] = true
-		rep.Turns++
-		rep.Calls += t.calls
-		if d := ms(t.done.Sub(t.started)); !t.done.IsZero() && d > rep.SlowestMS {
-			rep.Slowest, rep.SlowestMS = id, d
-		}
-		if t.done.IsZero() {
-			rep.GoodTurnsIncomplete++
-			if len(rep.Incomplete) < 5 {
-				rep.Incomplete = append(rep.Incomplete, id)
-			}
-		}
-	}
-	for _, c := range r.obs.calls {
-		if c.unknown {
-			rep.OutcomeUnknown++
-		}
+		calls[id] = t.calls
 	}
 	r.obs.mu.Unlock()
-	out, err := audit(ctx, r.js, r.sp, ours)
+	out, err := audit(ctx, r.js, r.sp, calls)
 	if err != nil {
 		return nil, err
 	}
 	r.obs.mu.Lock()
 	for id, t := range r.obs.turns {
+		rep.Turns++
+		rep.Calls += t.calls
 		s := out[id]
 		if s == nil {
 			s = &stored{}
+		}
+		if t.done.IsZero() || !s.done {
+			// Complete means turn_done stored, and read by the client.
+			rep.GoodTurnsIncomplete++
+			if len(rep.Incomplete) < 5 {
+				rep.Incomplete = append(rep.Incomplete, id)
+			}
+		} else if d := ms(t.done.Sub(t.started)); d > rep.SlowestMS {
+			rep.Slowest, rep.SlowestMS = id, d
 		}
 		seen := map[int]bool{}
 		for _, q := range s.seqs {
@@ -66,32 +61,15 @@ func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, e
 			}
 		}
 	}
-	r.obs.mu.Unlock()
-	// Dead letters are written as the router gets to them; wait for the
-	// last ones a while.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		seen := map[int]bool{}
-		if rep.DeadLetters, rep.DeadLettersAll, rep.OtherDeadLetters, err = deadLetters(ctx, r.js, r.sp, seen); err != nil {
-			return nil, err
+	for _, c := range r.obs.calls {
+		if c.unknown {
+			rep.OutcomeUnknown++
 		}
-		rep.Undead = map[string]int{}
-		for i := range sent {
-			if !seen[i] {
-				rep.Undead[badKind(i)]++
-			}
-		}
-		if rep.DeadLetters >= sent || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(time.Second)
-	}
-	calls := map[string]int{}
-	r.obs.mu.Lock()
-	for id, t := range r.obs.turns {
-		calls[id] = t.calls
 	}
 	r.obs.mu.Unlock()
+	if err := r.awaitDeadLetters(ctx, rep); err != nil {
+		return nil, err
+	}
 	if rep.Revived, rep.RevivedSome, err = revived(ctx, r.js, r.sp, calls); err != nil {
 		return nil, fmt.Errorf("chaos: read the leases: %w", err)
 	}
@@ -150,6 +128,38 @@ func (r *run) report(ctx context.Context, start time.Time, sent int) (*Report, e
 		}
 	}
 	return rep, nil
+}
+
+// awaitDeadLetters counts the malformed events' dead letters. They are
+// written as the router gets to them: the count in the stream is watched
+// (one request a second) for up to 30 s until it reaches what was sent, and
+// the letters are read then — again only should some be copies.
+func (r *run) awaitDeadLetters(ctx context.Context, rep *Report) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := r.js.Stream(ctx, r.sp.DLQStream())
+		if err != nil {
+			return fmt.Errorf("chaos: the dead letters: %w", err)
+		}
+		info, err := st.Info(ctx)
+		last := time.Now().After(deadline)
+		if err == nil && int(info.State.Msgs) >= rep.MalformedSent || last {
+			seen := map[int]bool{}
+			if rep.DeadLetters, rep.DeadLettersAll, rep.OtherDeadLetters, err = deadLetters(ctx, r.js, r.sp, seen); err != nil {
+				return err
+			}
+			rep.Undead = map[string]int{}
+			for i := range rep.MalformedSent {
+				if !seen[i] {
+					rep.Undead[badKind(i)]++
+				}
+			}
+			if rep.DeadLetters >= rep.MalformedSent || last {
+				return nil
+			}
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // ledger reads the side-effect ledger: a call's line twice means its

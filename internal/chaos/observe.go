@@ -45,7 +45,9 @@ type turnObs struct {
 // observer keeps what the run saw: each turn's deliveries, as the client
 // got them, and each call's lease entries, as the pipeline wrote them.
 type observer struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// done are the turns that completed, in order.
+	done     []string
 	versions map[string]uint64
 	calls    map[callKey]*callObs
 	turns    map[string]*turnObs
@@ -121,30 +123,32 @@ func (o *observer) finish(turn string, at time.Time) {
 	t := o.turns[turn]
 	t.events = append(t.events, at)
 	t.done = at
+	o.done = append(o.done, turn)
 }
 
 // onWorker is a kill's snapshot: the calls that were running on the
 // killed worker, and the unanswered calls of their turns that were not
-// running elsewhere (parked behind them), each of which must be started
-// again or answered.
-func (o *observer) onWorker(pid int, at time.Time) []callKey {
-	tag := "-" + strconv.Itoa(pid) + "-"
+// running (parked behind them), each of which must be started again or
+// answered.
+func (o *observer) onWorker(pid int) []callKey {
+	tag := workerTag(pid)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	hit := map[string]bool{}
 	var keys []callKey
 	for k, c := range o.calls {
-		if n := len(c.marks); n > 0 && c.marks[n-1].state == schemas.CallRunning && strings.Contains(c.marks[n-1].worker, tag) && c.answered.IsZero() {
+		if w, ok := c.runningOn(); ok && strings.Contains(w, tag) && c.answered.IsZero() {
 			keys = append(keys, k)
 			hit[k.turn] = true
 		}
 	}
 	for turn := range hit {
-		t := o.turns[turn]
-		for seq := range t.calls {
+		for seq := range o.turns[turn].calls {
 			k := callKey{turn, seq}
 			c := o.calls[k]
-			if c == nil || c.answered.IsZero() && !runningOn(c, tag) && !runningElsewhere(c, tag) {
+			if c == nil {
+				keys = append(keys, k)
+			} else if _, running := c.runningOn(); !running && c.answered.IsZero() {
 				keys = append(keys, k)
 			}
 		}
@@ -152,20 +156,23 @@ func (o *observer) onWorker(pid int, at time.Time) []callKey {
 	return keys
 }
 
-func runningOn(c *callObs, tag string) bool {
+// runningOn is the worker the lease last showed running the call, if it
+// did.
+func (c *callObs) runningOn() (string, bool) {
 	n := len(c.marks)
-	return n > 0 && c.marks[n-1].state == schemas.CallRunning && strings.Contains(c.marks[n-1].worker, tag)
+	if n == 0 || c.marks[n-1].state != schemas.CallRunning {
+		return "", false
+	}
+	return c.marks[n-1].worker, true
 }
 
-func runningElsewhere(c *callObs, tag string) bool {
-	n := len(c.marks)
-	return n > 0 && c.marks[n-1].state == schemas.CallRunning && !strings.Contains(c.marks[n-1].worker, tag)
-}
+// workerTag is what a worker id of the process pid holds ("…-<pid>-…").
+func workerTag(pid int) string { return "-" + strconv.Itoa(pid) + "-" }
 
 // recovered is when call k was started by another worker than the killed
 // one, or answered, after at; zero when neither happened.
 func (o *observer) recovered(k callKey, pid int, at time.Time) time.Time {
-	tag := "-" + strconv.Itoa(pid) + "-"
+	tag := workerTag(pid)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	c := o.calls[k]

@@ -128,7 +128,7 @@ func (r *run) load(ctx context.Context) (*Report, error) {
 	for _, p := range r.top.all() {
 		p.sample()
 	}
-	rep, err := r.report(ctx, start, sent)
+	rep, err := r.report(ctx, sent)
 	if rep != nil {
 		rep.Waited = waited
 	}
@@ -151,17 +151,17 @@ func (r *run) sample(ctx context.Context) {
 	}
 }
 
-// finishedTurn is a turn of the run that has completed, for a malformed
-// call after its end; "" before one has.
-func (r *run) finishedTurn() string {
+// finishedTurn is a turn of the run that has completed, for the i-th
+// malformed event, a call after its turn's end; "" before one has. The
+// turns are spread over all that completed, old (their leases expired) and
+// recent (their leases still there): the two paths a late call can take.
+func (r *run) finishedTurn(i int) string {
 	r.obs.mu.Lock()
 	defer r.obs.mu.Unlock()
-	for id, t := range r.obs.turns {
-		if !t.done.IsZero() {
-			return id
-		}
+	if len(r.obs.done) == 0 {
+		return ""
 	}
-	return ""
+	return r.obs.done[(i*7919)%len(r.obs.done)]
 }
 
 // schedule kills an executor every KillEvery (round robin) and restarts it
@@ -208,7 +208,7 @@ const nodeDown = 3 * time.Second
 func (r *run) killExecutor(p *proc) {
 	pid := p.kill()
 	at := time.Now()
-	calls := r.obs.onWorker(pid, at)
+	calls := r.obs.onWorker(pid)
 	r.mu.Lock()
 	r.kills = append(r.kills, kill{pid: pid, at: at, calls: calls})
 	r.mu.Unlock()

@@ -84,9 +84,10 @@ func (p *proc) sample() {
 	}
 }
 
-// kill sends SIGKILL and waits until the process is gone; it returns the
-// killed pid.
-func (p *proc) kill() int {
+// end sends sig and waits for the process to exit, sending SIGKILL after
+// grace (0: none); it returns the ended pid, 0 when none ran. The peak
+// resident set is read first, while the process still has one.
+func (p *proc) end(sig syscall.Signal, grace time.Duration) int {
 	p.sample()
 	p.mu.Lock()
 	cmd, exited := p.cmd, p.exited
@@ -95,48 +96,28 @@ func (p *proc) kill() int {
 	if cmd == nil {
 		return 0
 	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Process.Signal(sig)
+	if grace > 0 {
+		select {
+		case <-exited:
+		case <-time.After(grace):
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+		}
+	}
 	<-exited
 	return cmd.Process.Pid
 }
 
+// kill sends SIGKILL and waits until the process is gone; it returns the
+// killed pid.
+func (p *proc) kill() int { return p.end(syscall.SIGKILL, 0) }
+
 // stop asks the process to drain (SIGTERM) and kills it after grace.
-func (p *proc) stop(grace time.Duration) {
-	p.sample()
-	p.mu.Lock()
-	cmd, exited := p.cmd, p.exited
-	p.cmd = nil
-	p.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(grace):
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-exited
-	}
-}
+func (p *proc) stop(grace time.Duration) { p.end(syscall.SIGTERM, grace) }
 
 // dump makes a Go process print every goroutine's stack to its log
 // (SIGQUIT) and exit: what a stuck stage was waiting for.
-func (p *proc) dump() {
-	p.mu.Lock()
-	cmd, exited := p.cmd, p.exited
-	p.cmd = nil
-	p.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	_ = cmd.Process.Signal(syscall.SIGQUIT)
-	select {
-	case <-exited:
-	case <-time.After(5 * time.Second):
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-exited
-	}
-}
+func (p *proc) dump() { p.end(syscall.SIGQUIT, 5*time.Second) }
 
 // died reports whether the process exited without being killed by the run.
 func (p *proc) died() bool {

@@ -63,7 +63,8 @@ func Full(err error) bool {
 const codeNoPeers jetstream.ErrorCode = 10005
 
 // Unavailable reports whether JetStream could not serve a request for now:
-// no server answered, the request timed out, the server answered 503 (its
+// no server answered, the request (or an asynchronous publish's ack) timed
+// out, the server answered 503 (its
 // JetStream or the cluster's meta leader is not ready), or a cluster still
 // lacks the members a replicated stream needs. Starting against a cluster
 // that is forming, or a server that is restarting, gives these; the request
@@ -74,6 +75,7 @@ func Unavailable(err error) bool {
 		return apiErr.Code == 503 || apiErr.ErrorCode == codeNoPeers
 	}
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, jetstream.ErrAsyncPublishTimeout) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) ||
 		errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount)
 }
@@ -92,4 +94,25 @@ const RequestTimeout = 1500 * time.Millisecond
 // Bound is ctx with RequestTimeout as its deadline, unless ctx ends sooner.
 func Bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, RequestTimeout)
+}
+
+// Retry runs fn until it succeeds or fails otherwise than Unavailable, for
+// at most limit, pausing pause between tries; retrying, when set, is told
+// of each failure that is tried again. It returns fn's last error.
+func Retry(ctx context.Context, limit, pause time.Duration, retrying func(error), fn func() error) error {
+	deadline := time.Now().Add(limit)
+	for {
+		err := fn()
+		if err == nil || !Unavailable(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		if retrying != nil {
+			retrying(err)
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
 }

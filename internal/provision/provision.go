@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -78,33 +77,16 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Wait bounds how long Streams waits for JetStream to become available:
-// the members of a cluster may start a minute apart, and a server may be
-// restarting.
-const Wait = 2 * time.Minute
-
-// Streams creates the streams and the lease bucket. While JetStream cannot
-// serve the requests yet (jserr.Unavailable: a cluster still forming, a
-// server restarting) it tries again, for at most Wait; any other failure
-// is returned at once. With Replicas 0 it replicates three times when the
-// connection's server is a member of a cluster, else once.
+// Streams creates the streams and the lease bucket. With Replicas 0 it
+// replicates three times when the connection's server is a member of a
+// cluster, else once. A JetStream that cannot serve it yet (a cluster
+// forming) fails it with an error jserr.Unavailable reads; pipeline.Start
+// and pipeline.Provision try again then.
 func Streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c Config) error {
 	if c.Replicas == 0 && js.Conn().ConnectedClusterName() != "" {
 		c.Replicas = 3
 	}
-	c = c.withDefaults()
-	deadline := time.Now().Add(Wait)
-	for {
-		err := streams(ctx, js, sp, c)
-		if err == nil || !jserr.Unavailable(err) || time.Now().After(deadline) || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
+	return streams(ctx, js, sp, c.withDefaults())
 }
 
 func streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c Config) error {
