@@ -47,7 +47,7 @@ func TestBrokerRestart(t *testing.T) {
 		}
 	})
 	start := func(args ...string) *exec.Cmd {
-		cmd := exec.Command(bin, append([]string{"serve", "--http", ""}, args...)...)
+		cmd := exec.Command(bin, append([]string{"serve", "--http", "", "--api", ""}, args...)...)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -34,7 +34,7 @@ func startServe(t *testing.T, args ...string) *served {
 	t.Helper()
 	bin := sharedBinary(t)
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	args = append([]string{"serve", "--listen", addr, "--http", "", "--store", filepath.Join(t.TempDir(), "data"), "--test-tools", "--workdir", t.TempDir()}, args...)
+	args = append([]string{"serve", "--listen", addr, "--http", "", "--api", "", "--store", filepath.Join(t.TempDir(), "data"), "--test-tools", "--workdir", t.TempDir()}, args...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {

@@ -183,7 +183,7 @@ func TestMCPServerGoneAfterExit(t *testing.T) {
 
 	t.Run("serve, SIGTERM", func(t *testing.T) {
 		cfg, pidfile := launchedServerConfig(t)
-		p := startToolwire(t, "serve", "--config", cfg, "--listen", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--http", "",
+		p := startToolwire(t, "serve", "--config", cfg, "--listen", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--http", "", "--api", "",
 			"--store", filepath.Join(t.TempDir(), "data"), "--workdir", t.TempDir())
 		pids := started(t, pidfile)
 		p.waitLine(t, "toolwire serving", exitWithin)

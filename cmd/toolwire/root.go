@@ -23,13 +23,24 @@ func newRoot() *cobra.Command {
 // file (if any) and TOOLWIRE_TOOL_SEARCH read into it. ctx bounds
 // connecting the MCP servers. Close the set to stop them.
 func loadTools(ctx context.Context, configFile string, o toolset.Options) (*toolset.Set, error) {
-	if configFile != "" {
-		cfg, err := config.Load(configFile)
-		if err != nil {
-			return nil, err
-		}
-		o.Config = cfg
+	cfg, err := loadConfig(configFile)
+	if err != nil {
+		return nil, err
 	}
+	return buildTools(ctx, cfg, o)
+}
+
+// loadConfig reads the configuration file; nil when none is named.
+func loadConfig(configFile string) (*config.Config, error) {
+	if configFile == "" {
+		return nil, nil
+	}
+	return config.Load(configFile)
+}
+
+// buildTools assembles the tools of cfg (nil: no file) as loadTools does.
+func buildTools(ctx context.Context, cfg *config.Config, o toolset.Options) (*toolset.Set, error) {
+	o.Config = cfg
 	mode, err := searchModeFromEnv()
 	if err != nil {
 		return nil, err

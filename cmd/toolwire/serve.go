@@ -22,7 +22,7 @@ import (
 func newServe() *cobra.Command {
 	var (
 		listen, store, workdir, natsURL, stages string
-		configFile, httpAddr                    string
+		configFile, httpAddr, apiAddr           string
 		testTools                               bool
 		executors, reorders                     int
 		maxConc                                 int
@@ -60,6 +60,11 @@ JetStream cluster whose streams keep three replicas:
 				// machine) serve no endpoints unless asked.
 				httpAddr = ""
 			}
+			if (natsURL != "" || counts == [3]int{-1, -1, -1}) && !cmd.Flags().Changed("api") {
+				// Like the endpoints: a process joining a pipeline, or a
+				// NATS member with no stages, serves an API only if asked.
+				apiAddr = ""
+			}
 			var hs *health.Server
 			if httpAddr != "" {
 				if hs, err = health.Listen(httpAddr); err != nil {
@@ -67,7 +72,11 @@ JetStream cluster whose streams keep three replicas:
 				}
 				defer hs.Close(context.Background())
 			}
-			set, err := loadTools(cmd.Context(), configFile, toolset.Options{TestTools: testTools})
+			cfg, err := loadConfig(configFile)
+			if err != nil {
+				return err
+			}
+			set, err := buildTools(cmd.Context(), cfg, toolset.Options{TestTools: testTools})
 			if err != nil {
 				return err
 			}
@@ -91,7 +100,16 @@ JetStream cluster whose streams keep three replicas:
 				return fmt.Errorf("serve: --cluster makes the embedded server a member; with --nats none is embedded")
 			}
 			if counts == [3]int{-1, -1, -1} {
-				log.Info("toolwire serving NATS only", "nats", where, "cluster", cluster.name)
+				if apiAddr != "" {
+					// An API alone in front of a pipeline served elsewhere
+					// (--nats URL --stages none): its streams must exist.
+					stop, err := startAPI(apiAddr, cfg, set, dial, log)
+					if err != nil {
+						return err
+					}
+					defer stop()
+				}
+				log.Info("toolwire serving NATS only", "nats", where, "cluster", cluster.name, "api", apiAddr)
 				<-cmd.Context().Done()
 				return nil
 			}
@@ -106,9 +124,27 @@ JetStream cluster whose streams keep three replicas:
 			if hs != nil {
 				hs.Ready(p)
 			}
+			// The API stops before the pipeline: uploads under way end (or
+			// are cut and their turns discarded) while the stages run.
+			var apiStop func()
+			if apiAddr != "" {
+				if apiStop, err = startAPI(apiAddr, cfg, set, dial, log); err != nil {
+					_ = p.Stop()
+					return err
+				}
+				defer func() {
+					if apiStop != nil {
+						apiStop()
+					}
+				}()
+			}
 			log.Info("toolwire serving", "nats", where, "stages", stages, "executors", len(p.Workers), "http", httpAddr)
 			<-cmd.Context().Done()
 			log.Info("draining")
+			if apiStop != nil {
+				apiStop()
+				apiStop = nil
+			}
 			if err := p.Stop(); err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
@@ -120,6 +156,7 @@ JetStream cluster whose streams keep three replicas:
 	f.StringVar(&listen, "listen", "127.0.0.1:4222", "NATS client address of the embedded server")
 	f.StringVar(&store, "store", "./toolwire-data", "JetStream storage directory of the embedded server")
 	f.StringVar(&httpAddr, "http", "127.0.0.1:8090", "address of /healthz, /readyz and /metrics (empty: none; with --nats, none unless given)")
+	f.StringVar(&apiAddr, "api", "127.0.0.1:8081", "address of the HTTP API (empty: none; with --nats or --stages none, none unless given; off loopback it needs the configuration's API tokens)")
 	f.StringVar(&natsURL, "nats", "", "join this NATS server instead of embedding one")
 	f.StringVar(&stages, "stages", "router,executor,reorder", "stages to run: any of router, executor, reorder; none: NATS only")
 	f.StringVar(&workdir, "workdir", "", "working directory of calls whose turn names none (default: current)")

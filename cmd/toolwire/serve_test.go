@@ -51,7 +51,7 @@ func TestServeProcess(t *testing.T) {
 	bin := buildBinary(t)
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	httpAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--http", httpAddr, "--store", filepath.Join(t.TempDir(), "data"), "--test-tools", "--workdir", t.TempDir())
+	cmd := exec.Command(bin, "serve", "--listen", addr, "--http", httpAddr, "--api", "", "--store", filepath.Join(t.TempDir(), "data"), "--test-tools", "--workdir", t.TempDir())
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -39,6 +40,8 @@ type Config struct {
 	// Limits bound what an event may carry; unset fields keep their
 	// defaults (schemas.DefaultLimits).
 	Limits schemas.Limits `json:"limits"`
+	// API holds the HTTP API's tokens (nil: no authentication).
+	API *API `json:"api"`
 
 	// DenyRules are Deny parsed.
 	DenyRules []tool.Rule `json:"-"`
@@ -49,7 +52,7 @@ type Config struct {
 }
 
 // fields are the keys a file may hold, in the order errors list them.
-var fields = []string{"deny", "tool_search", "permissions", "mcp_servers", "limits"}
+var fields = []string{"deny", "tool_search", "permissions", "mcp_servers", "limits", "api"}
 
 // RuleSet is one set of per-call rules as written.
 type RuleSet struct {
@@ -80,6 +83,9 @@ func Load(path string) (*Config, error) {
 			line, col := position(data, pe.Offset)
 			return nil, fmt.Errorf("config %s:%d:%d: %s", path, line, col, pe.Msg)
 		}
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := c.readTokenFiles(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	return c, nil
@@ -146,6 +152,8 @@ func Parse(data []byte) (*Config, error) {
 			err = c.setMCPServers(raw, valueAt)
 		case "limits":
 			err = c.setLimits(raw, valueAt)
+		case "api":
+			err = c.setAPI(raw, valueAt)
 		default:
 			err = errAt(keyAt, "unknown field %q (known: %s)", key, strings.Join(fields, ", "))
 		}

@@ -9,17 +9,7 @@ import (
 )
 
 // ResultLine is one line of `toolwire run` output: a result as delivered.
-type ResultLine struct {
-	Seq        int    `json:"seq"`
-	ToolUseID  string `json:"tool_use_id"`
-	Name       string `json:"name"`
-	IsError    bool   `json:"is_error"`
-	Content    string `json:"content"`
-	StartedAt  string `json:"started_at"`
-	FinishedAt string `json:"finished_at"`
-	Worker     string `json:"worker"`
-	Attempt    int    `json:"attempt"`
-}
+type ResultLine = schemas.ResultView
 
 // DoneLine is the last line of `toolwire run` output.
 type DoneLine struct {
@@ -35,10 +25,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // WriteResult writes a result as one JSON line.
 func WriteResult(w io.Writer, r *schemas.ToolResult) error {
-	return encoder(w).Encode(ResultLine{
-		Seq: r.Seq, ToolUseID: r.ToolUseID, Name: r.Name, IsError: r.IsError, Content: r.Content,
-		StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt), Worker: r.Worker, Attempt: r.Attempt,
-	})
+	return encoder(w).Encode(schemas.ViewOf(r))
 }
 
 // WriteDone writes the turn's closing JSON line.
