@@ -34,7 +34,7 @@ running on each worker by tool, each stage consumer's lag and pending acks, the
 dead letters and the approval requests waiting for a person.
 
 --once prints one snapshot and exits; with --json it is one JSON object (the
-shape is in docs/api.md), for scripts. Plain text, no color; on a terminal
+shape is in docs/http-api.md), for scripts. Plain text, no color; on a terminal
 the screen is redrawn in place.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
