@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -20,81 +21,107 @@ import (
 // TestStreamFirstResultBeforeUploadEnds: an Anthropic stream POSTed in
 // paced chunks has its first result on the event stream while the upload
 // is still open; the results come in call order, then done, and the POST
-// answers with the calls seen once the body ends.
+// answers with the calls seen once the body ends. Once with tools that run,
+// once with a stream recorded from the real API (its tool is not one of
+// the pipeline's, so each call is answered by the router).
 func TestStreamFirstResultBeforeUploadEnds(t *testing.T) {
 	e := newEnv(t, options{})
-	ctx := testCtx(t)
-	const turn = "turn_paced"
-	blocks := []testenv.ToolBlock{
-		{ID: "toolu_0", Name: "Noop", Args: `{"n":0}`},
-		{ID: "toolu_1", Name: "Sleep", Args: `{"ms":50,"safe":true}`},
-		{ID: "toolu_2", Name: "Noop", Args: `{"n":2}`},
-	}
-	stream := testenv.AnthropicStream("msg_paced", blocks...)
-	// The first chunk ends with the first block's content_block_stop.
-	cut := strings.Index(stream, `"index":1`)
-	cut = strings.LastIndex(stream[:cut], "event: ")
-
-	results := e.readSSE(e.req(ctx, "GET", "/v1/turns/"+turn+"/results", "", nil))
-	defer results.close()
-	pr, pw := io.Pipe()
-	posted := make(chan []byte, 1)
-	go func() {
-		resp := e.req(ctx, "POST", "/v1/turns/"+turn+"/stream?format=anthropic", "", pr, "Content-Type", "text/event-stream")
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("POST stream: %d %s", resp.StatusCode, b)
-		}
-		posted <- b
-	}()
-	if _, err := io.WriteString(pw, stream[:cut]); err != nil {
+	recorded, err := os.ReadFile("../testdata/streams/anthropic_parallel_tool_use.sse")
+	if err != nil {
 		t.Fatal(err)
 	}
-	first, ok := results.next(ctx) // the rest of the body is not sent yet
-	if !ok {
-		t.Fatal("the results stream ended")
+	made := testenv.AnthropicStream("msg_paced",
+		testenv.ToolBlock{ID: "toolu_0", Name: "Noop", Args: `{"n":0}`},
+		testenv.ToolBlock{ID: "toolu_1", Name: "Sleep", Args: `{"ms":50,"safe":true}`},
+		testenv.ToolBlock{ID: "toolu_2", Name: "Noop", Args: `{"n":2}`})
+	for _, c := range []struct {
+		name, stream string
+		ids          []string
+		isError      bool
+	}{
+		{"tools that run", made, []string{"toolu_0", "toolu_1", "toolu_2"}, false},
+		{"recorded", string(recorded), []string{"toolu_015cUijgET79LXjgeYQerN2h", "toolu_01XZTimPexA7h3EVKesnKt5T"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			turn := "turn_paced_" + strings.ReplaceAll(c.name, " ", "_")
+			results := e.readSSE(e.req(ctx, "GET", "/v1/turns/"+turn+"/results", "", nil))
+			defer results.close()
+			pr, pw := io.Pipe()
+			posted := make(chan []byte, 1)
+			go func() {
+				resp := e.req(ctx, "POST", "/v1/turns/"+turn+"/stream?format=anthropic", "", pr, "Content-Type", "text/event-stream")
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("POST stream: %d %s", resp.StatusCode, b)
+				}
+				posted <- b
+			}()
+			// Up to the end of the first tool_use block; the rest is held
+			// back until its result has come.
+			cut := afterFirstToolBlock(t, c.stream)
+			if _, err := io.WriteString(pw, c.stream[:cut]); err != nil {
+				t.Fatal(err)
+			}
+			first, ok := results.next(ctx)
+			if !ok {
+				t.Fatal("the results stream ended")
+			}
+			if r := result(t, first); r.Seq != 0 || r.ToolUseID != c.ids[0] || r.IsError != c.isError {
+				t.Fatalf("first result %+v", r)
+			}
+			select {
+			case b := <-posted:
+				t.Fatalf("the POST answered before its body ended: %s", b)
+			default:
+			}
+			// The rest, paced as a model writes it.
+			for rest := c.stream[cut:]; len(rest) > 0; {
+				n := min(len(rest), 97)
+				if _, err := io.WriteString(pw, rest[:n]); err != nil {
+					t.Fatal(err)
+				}
+				rest = rest[n:]
+				time.Sleep(5 * time.Millisecond)
+			}
+			pw.Close()
+			evs := results.all(ctx)
+			if len(evs) != len(c.ids) {
+				t.Fatalf("after the first: %d events, want %d results and done", len(evs), len(c.ids)-1)
+			}
+			for i, ev := range evs[:len(evs)-1] {
+				if r := result(t, ev); r.Seq != i+1 || ev.ID != fmt.Sprint(i+1) || r.IsError != c.isError || r.ToolUseID != c.ids[i+1] {
+					t.Errorf("event %d: id %s, result %+v", i+1, ev.ID, r)
+				}
+			}
+			if last := evs[len(evs)-1]; last.Name != "done" || string(last.Data) != fmt.Sprintf(`{"turn_done":true,"calls":%d}`, len(c.ids)) {
+				t.Errorf("last event %s %s", last.Name, last.Data)
+			}
+			var acc struct {
+				Turn  string `json:"turn"`
+				Calls int    `json:"calls"`
+				Ended bool   `json:"ended"`
+				Stop  string `json:"stop_reason"`
+			}
+			if err := json.Unmarshal(<-posted, &acc); err != nil || acc.Turn != turn || acc.Calls != len(c.ids) || !acc.Ended || acc.Stop != "tool_use" {
+				t.Errorf("POST answer %+v (%v)", acc, err)
+			}
+		})
 	}
-	if r := result(t, first); r.Seq != 0 || r.IsError || r.Content != `{"n":0}` {
-		t.Fatalf("first result %+v", r)
+}
+
+// afterFirstToolBlock is the offset just past the content_block_stop event
+// of a stream's first tool_use block.
+func afterFirstToolBlock(t *testing.T, stream string) int {
+	t.Helper()
+	i := strings.Index(stream, `"type":"tool_use"`)
+	j := strings.Index(stream[max(i, 0):], "event: content_block_stop")
+	k := strings.Index(stream[max(i+j, 0):], "\n\n")
+	if i < 0 || j < 0 || k < 0 {
+		t.Fatal("the stream has no complete tool_use block")
 	}
-	select {
-	case b := <-posted:
-		t.Fatalf("the POST answered before its body ended: %s", b)
-	default:
-	}
-	// The rest, paced as a model writes it.
-	rest := stream[cut:]
-	for len(rest) > 0 {
-		n := min(len(rest), 97)
-		if _, err := io.WriteString(pw, rest[:n]); err != nil {
-			t.Fatal(err)
-		}
-		rest = rest[n:]
-		time.Sleep(5 * time.Millisecond)
-	}
-	pw.Close()
-	evs := results.all(ctx)
-	if len(evs) != 3 {
-		t.Fatalf("after the first: %d events, want 2 results and done", len(evs))
-	}
-	for i, ev := range evs[:2] {
-		if r := result(t, ev); r.Seq != i+1 || ev.ID != fmt.Sprint(i+1) || r.IsError || r.ToolUseID != blocks[i+1].ID {
-			t.Errorf("event %d: id %s, result %+v", i+1, ev.ID, r)
-		}
-	}
-	if evs[2].Name != "done" || string(evs[2].Data) != `{"turn_done":true,"calls":3}` {
-		t.Errorf("last event %s %s", evs[2].Name, evs[2].Data)
-	}
-	var acc struct {
-		Turn  string `json:"turn"`
-		Calls int    `json:"calls"`
-		Ended bool   `json:"ended"`
-		Stop  string `json:"stop_reason"`
-	}
-	if err := json.Unmarshal(<-posted, &acc); err != nil || acc.Turn != turn || acc.Calls != 3 || !acc.Ended || acc.Stop != "tool_use" {
-		t.Errorf("POST answer %+v (%v)", acc, err)
-	}
+	return i + j + k + 2
 }
 
 // TestResumeWithLastEventID: a client reconnecting with Last-Event-ID: 1

@@ -153,7 +153,6 @@ func (a *API) submitCalls(w http.ResponseWriter, r *request) error {
 		return err
 	}
 	var req callsRequest
-	req.Calls = nil
 	if err := a.readJSON(w, r, &req, false); err != nil {
 		return err
 	}
