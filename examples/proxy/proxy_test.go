@@ -52,7 +52,7 @@ func TestProxyExamples(t *testing.T) {
 
 	for _, c := range []struct {
 		format, stream, sdkBase, endpoint, sdk, module string
-		ids                                                 []string
+		ids                                            []string
 	}{
 		{"anthropic", "anthropic.sse", "", "/v1/messages", "anthropic_sdk.py", "anthropic", []string{"toolu_ex_01", "toolu_ex_02", "toolu_ex_03"}},
 		{"openai-chat", "openai_chat.sse", "/v1", "/v1/chat/completions", "openai_sdk.py", "openai", []string{"call_ex_01", "call_ex_02", "call_ex_03"}},
