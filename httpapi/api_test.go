@@ -199,14 +199,15 @@ func TestHeartbeat(t *testing.T) {
 func TestCancelAndDiscard(t *testing.T) {
 	e := newEnv(t, options{})
 	ctx := testCtx(t)
-	// Sleep is not interruptible: it runs out, and the call after it,
-	// not started when the cancel comes, never runs.
+	// Sleep is not interruptible: once started it runs out (the cancel may
+	// also come before it starts); the call after it, not started when the
+	// cancel comes, never runs.
 	body := `{"calls":[{"id":"toolu_s","name":"Sleep","input":{"ms":1500}},{"id":"toolu_n","name":"Noop","input":{}}],"end":true}`
 	results := e.readSSE(e.req(ctx, "GET", "/v1/turns/turn_cancel/results", "", nil))
 	e.status(e.req(ctx, "POST", "/v1/turns/turn_cancel/calls", "", body), http.StatusAccepted)
 	e.status(e.req(ctx, "POST", "/v1/turns/turn_cancel/cancel", "", `{"reason":"the user pressed stop"}`), http.StatusNoContent)
 	evs := results.all(ctx)
-	if len(evs) != 3 || result(t, evs[0]).IsError || !result(t, evs[1]).IsError || evs[2].Name != "done" {
+	if len(evs) != 3 || !result(t, evs[1]).IsError || evs[2].Name != "done" {
 		t.Fatalf("cancelled turn: %s / %s / %s", evs[0].Data, evs[1].Data, evs[len(evs)-1].Name)
 	}
 
