@@ -6,13 +6,16 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -35,6 +38,11 @@ const (
 	// takes no bytes before its stream is closed: a slow reader costs the
 	// server a bounded buffer, never a growing one.
 	DefaultWriteTimeout = 30 * time.Second
+	// DefaultMaxStreams bounds the event streams open at once.
+	DefaultMaxStreams = 4096
+	// DefaultPublishWait is how long a request waits for room in the
+	// pipeline before it is told to slow down.
+	DefaultPublishWait = 10 * time.Second
 )
 
 // Config configures the API.
@@ -60,6 +68,13 @@ type Config struct {
 	// Heartbeat and WriteTimeout tune event streams (0: the defaults).
 	Heartbeat    time.Duration
 	WriteTimeout time.Duration
+	// MaxStreams bounds the event streams open at once (0:
+	// DefaultMaxStreams): each holds at most one turn's results.
+	MaxStreams int
+	// PublishWait bounds how long a request waits for a pipeline that is
+	// behind before it is answered 429 (0: DefaultPublishWait). A stream
+	// upload is slowed down instead: its reads wait.
+	PublishWait time.Duration
 	// Log receives what a client cannot be told (nil: discarded).
 	Log *slog.Logger
 }
@@ -78,6 +93,8 @@ type API struct {
 
 	streams   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
+	open      atomic.Int64   // event streams open now
+	inflight  sync.WaitGroup // requests under way
 }
 
 // New returns the API over cfg.Conn.
@@ -101,6 +118,12 @@ func New(cfg Config) (*API, error) {
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.PublishWait <= 0 {
+		cfg.PublishWait = DefaultPublishWait
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -147,7 +170,10 @@ type handler func(w http.ResponseWriter, r *request) error
 func (a *API) handle(pattern string, authed bool, h handler) {
 	_, path, _ := strings.Cut(pattern, " ")
 	a.routes.HandleFunc(path, func(http.ResponseWriter, *http.Request) {})
-	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, hr *http.Request) {
+	a.mux.HandleFunc(pattern, func(rw http.ResponseWriter, hr *http.Request) {
+		a.inflight.Add(1)
+		defer a.inflight.Done()
+		w := &tracked{ResponseWriter: rw}
 		r := &request{Request: hr}
 		if authed {
 			tenant, err := a.tenant(hr)
@@ -162,9 +188,51 @@ func (a *API) handle(pattern string, authed bool, h handler) {
 			r.tenant = tenant
 		}
 		if err := h(w, r); err != nil {
+			if w.wrote {
+				// The answer has begun: a problem cannot follow it.
+				a.cfg.Log.Warn("request failed after its answer began", "path", hr.URL.Path, "err", err)
+				return
+			}
 			writeProblem(w, hr, err)
 		}
 	})
+}
+
+// tracked records whether the answer has begun.
+type tracked struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (t *tracked) WriteHeader(code int) {
+	t.wrote = true
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *tracked) Write(b []byte) (int, error) {
+	t.wrote = true
+	return t.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's deadlines and
+// flushing.
+func (t *tracked) Unwrap() http.ResponseWriter { return t.ResponseWriter }
+
+// Wait blocks until the requests under way have ended, or ctx does: a
+// server shutting down closes its NATS connection only after the turns of
+// cut uploads are closed.
+func (a *API) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		a.inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // ServeHTTP implements http.Handler.
@@ -175,10 +243,11 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTT
 // that a server shutting down is not held by readers waiting for results.
 func (a *API) CloseStreams() { a.closeOnce.Do(func() { close(a.streams) }) }
 
-// tenant is the tenant of r's bearer token; without tokens, the default.
+// tenant is the tenant of r's bearer token; without tokens, the default,
+// for a request that no web page can have made.
 func (a *API) tenant(r *http.Request) (string, error) {
 	if len(a.tokens) == 0 {
-		return subjects.DefaultTenant, nil
+		return subjects.DefaultTenant, notFromABrowser(r)
 	}
 	auth := r.Header.Get("Authorization")
 	scheme, tok, ok := strings.Cut(auth, " ")
@@ -190,6 +259,30 @@ func (a *API) tenant(r *http.Request) (string, error) {
 		return "", problemf(kindUnauthorized, "the bearer token is not a tenant's API token")
 	}
 	return tenant, nil
+}
+
+// notFromABrowser refuses, on an API without tokens, what a web page could
+// send: a page may POST to 127.0.0.1 without asking (a "simple" request),
+// and a page whose name is rebound to 127.0.0.1 may read the answers. A
+// browser names the page in Origin or Sec-Fetch-Site, and a rebound name
+// reaches the server in Host; agents and curl send neither of the first
+// two and name the loopback address they dial.
+func notFromABrowser(r *http.Request) error {
+	if o := r.Header.Get("Origin"); o != "" {
+		return problemf(kindForbidden, "a request from a web page (Origin %q) is refused: this API has no tokens", o)
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "none" {
+		return problemf(kindForbidden, "a request from a web page (Sec-Fetch-Site %q) is refused: this API has no tokens", site)
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if ip := net.ParseIP(host); !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
+		return problemf(kindForbidden, "Host %q is not a loopback name: this API has no tokens and answers only requests to 127.0.0.1, [::1] or localhost", r.Host)
+	}
+	return nil
 }
 
 // client is tenant's client, made on first use.

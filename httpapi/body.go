@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // readJSON decodes r's JSON body into dst, refusing unknown fields, a body
@@ -25,10 +26,11 @@ func (a *API) readJSON(w http.ResponseWriter, r *request, dst any, optional bool
 		}
 		return problemf(kindBadRequest, "the body is empty: want a JSON object")
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return problemf(kindMediaType, "Content-Type is %q: send the body as application/json", ct)
-		}
+	// A body must say it is JSON: a web page can send a body without
+	// asking only as text or a form, or with no type at all.
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return problemf(kindMediaType, "Content-Type is %q: send the body as application/json", ct)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -62,10 +64,12 @@ func jsonWhere(err error, body []byte) string {
 	return fmt.Sprintf("%v (line %d, column %d)", err, line, col)
 }
 
-// intParam parses a whole number in [lo, hi] given as what.
+// intParam parses a whole number in [lo, hi] given as what: digits, with a
+// minus sign when negative (no plus sign, no spaces), as the document has it.
 func intParam(what, s string, lo, hi int) (int, error) {
+	digits := strings.TrimPrefix(s, "-")
 	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
+	if err != nil || digits == "" || strings.Trim(digits, "0123456789") != "" || n < lo || n > hi {
 		return 0, problemf(kindBadRequest, "%s is %q: want a whole number from %d to %d", what, s, lo, hi)
 	}
 	return n, nil

@@ -20,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/httpapi"
+	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/schemas"
@@ -39,6 +40,9 @@ type options struct {
 	policy   *permission.Policy
 	api      func(*httpapi.Config)
 	listener func(net.Listener) net.Listener
+	// maxPending, when set, runs no stages: only the streams, whose in
+	// stream holds at most this many events (nothing drains it).
+	maxPending int
 }
 
 // env is a served pipeline on a real embedded server with the API in
@@ -57,10 +61,17 @@ func newEnv(t *testing.T, o options) *env {
 	t.Helper()
 	srv := testenv.Server(t)
 	reg := testenv.Registry(t, append(builtin.Tools(), testtools.Tools()...)...)
-	testenv.Pipeline(t, srv, pipeline.Config{
-		Tools: reg, Executors: 2, WorkDir: t.TempDir(),
-		Executor: executor.Config{Policy: o.policy, ApprovalTimeout: 2 * testTimeout},
-	})
+	if o.maxPending > 0 {
+		js := testenv.JS(t, srv, "provision")
+		if err := provision.Streams(context.Background(), js, subjects.Default(), provision.Config{MaxPending: o.maxPending}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		testenv.Pipeline(t, srv, pipeline.Config{
+			Tools: reg, Executors: 2, WorkDir: t.TempDir(),
+			Executor: executor.Config{Policy: o.policy, ApprovalTimeout: 2 * testTimeout},
+		})
+	}
 	entries := make([]tool.Entry, 0)
 	for _, tl := range reg.Tools() {
 		entries = append(entries, tool.Entry{Tool: tl})
@@ -224,6 +235,10 @@ func (e *env) req(ctx context.Context, method, path, token string, body any, hdr
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1] // the client sends req.Host, not a Host header
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := e.client.Do(req)

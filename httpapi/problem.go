@@ -29,12 +29,14 @@ type kind struct {
 var (
 	kindBadRequest    = kind{http.StatusBadRequest, "bad-request", "The request is malformed", 0}
 	kindUnauthorized  = kind{http.StatusUnauthorized, "unauthorized", "A valid bearer token is required", 0}
+	kindForbidden     = kind{http.StatusForbidden, "forbidden", "The request is refused", 0}
 	kindNotFound      = kind{http.StatusNotFound, "not-found", "No such resource", 0}
 	kindMethod        = kind{http.StatusMethodNotAllowed, "method-not-allowed", "The method is not allowed here", 0}
 	kindTooLarge      = kind{http.StatusRequestEntityTooLarge, "too-large", "The request body is too large", 0}
 	kindMediaType     = kind{http.StatusUnsupportedMediaType, "unsupported-media-type", "The body must be JSON", 0}
 	kindUnprocessable = kind{http.StatusUnprocessableEntity, "unprocessable", "The request cannot be carried out as sent", 0}
 	kindSlowDown      = kind{http.StatusTooManyRequests, "slow-down", "The pipeline is behind: send again later", 1}
+	kindTooMany       = kind{http.StatusTooManyRequests, "too-many-streams", "Too many event streams are open", 1}
 	kindUnavailable   = kind{http.StatusServiceUnavailable, "unavailable", "JetStream is not answering for now", 1}
 	kindInternal      = kind{http.StatusInternalServerError, "internal", "The server failed", 0}
 )
@@ -77,7 +79,9 @@ func classify(err error) *problem {
 		k = kindSlowDown
 	case errors.Is(err, jetstream.ErrObjectNotFound), errors.Is(err, jetstream.ErrBucketNotFound):
 		k = kindNotFound
-	case jserr.Unavailable(err):
+	case jserr.Unavailable(err), errors.Is(err, context.DeadlineExceeded):
+		// Our own bound on waiting for JetStream, or JetStream saying it
+		// cannot answer for now: either way, try again shortly.
 		k = kindUnavailable
 	}
 	return &problem{kind: k, detail: err.Error(), err: err}

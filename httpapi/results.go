@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/schemas"
@@ -30,15 +29,17 @@ func (a *API) results(w http.ResponseWriter, r *request) error {
 			return err
 		}
 	}
-	ctx, cancel := a.streamContext(r)
+	ctx, cancel, err := a.streamContext(r)
+	if err != nil {
+		return err
+	}
 	defer cancel()
 	deliveries := follow(ctx, r.c, turn)
-	s, err := startSSE(w, a.cfg.WriteTimeout)
+	s, err := startSSE(w, a.cfg.WriteTimeout, a.cfg.Heartbeat)
 	if err != nil {
 		return nil // the client is gone before the first byte
 	}
-	beat := time.NewTicker(a.cfg.Heartbeat)
-	defer beat.Stop()
+	defer s.stop()
 	for {
 		select {
 		case d, ok := <-deliveries:
@@ -61,7 +62,7 @@ func (a *API) results(w http.ResponseWriter, r *request) error {
 			if err := s.event("result", strconv.Itoa(d.Result.Seq), schemas.ViewOf(d.Result)); err != nil {
 				return nil // a reader gone or too slow: its stream ends
 			}
-		case <-beat.C:
+		case <-s.beat.C:
 			if err := s.comment("keep-alive"); err != nil {
 				return nil
 			}
@@ -72,17 +73,24 @@ func (a *API) results(w http.ResponseWriter, r *request) error {
 }
 
 // streamContext is the context of an event stream: the request's, ended
-// early by CloseStreams.
-func (a *API) streamContext(r *request) (context.Context, context.CancelFunc) {
+// early by CloseStreams. Each stream holds at most one turn's results (the
+// limits bound those), so their number is bounded too: past MaxStreams a
+// new one is refused.
+func (a *API) streamContext(r *request) (context.Context, context.CancelFunc, error) {
+	if n := a.open.Add(1); n > int64(a.cfg.MaxStreams) {
+		a.open.Add(-1)
+		return nil, nil, problemf(kindTooMany, "%d event streams are open, the most this server keeps: try again shortly", a.cfg.MaxStreams)
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	go func() {
+		defer a.open.Add(-1)
 		select {
 		case <-a.streams:
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	return ctx, cancel
+	return ctx, cancel, nil
 }
 
 // delivery is one item of a followed turn: a result, its done, or the
@@ -120,7 +128,10 @@ func (a *API) approvals(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := a.streamContext(r)
+	ctx, cancel, err := a.streamContext(r)
+	if err != nil {
+		return err
+	}
 	defer cancel()
 	// A turn asks at most once per call, so this never blocks the
 	// subscription that fills it.
@@ -137,12 +148,11 @@ func (a *API) approvals(w http.ResponseWriter, r *request) error {
 	}
 	defer stop()
 	done := waitDone(ctx, r.c, turn)
-	s, err := startSSE(w, a.cfg.WriteTimeout)
+	s, err := startSSE(w, a.cfg.WriteTimeout, a.cfg.Heartbeat)
 	if err != nil {
 		return nil
 	}
-	beat := time.NewTicker(a.cfg.Heartbeat)
-	defer beat.Stop()
+	defer s.stop()
 	for {
 		select {
 		case req := <-requests:
@@ -154,7 +164,7 @@ func (a *API) approvals(w http.ResponseWriter, r *request) error {
 				_ = s.event("done", "", doneData{TurnDone: true, Calls: calls})
 			}
 			return nil
-		case <-beat.C:
+		case <-s.beat.C:
 			if err := s.comment("keep-alive"); err != nil {
 				return nil
 			}

@@ -46,7 +46,13 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 func (s *Server) Close(ctx context.Context) error {
 	err := s.srv.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return s.srv.Close()
+		err = s.srv.Close()
+		// The uploads just cut close their turns (a discard each) on the
+		// way out: wait for them, so that the connection they publish on
+		// is still open.
+		wctx, cancel := context.WithTimeout(context.Background(), closeWait+time.Second)
+		defer cancel()
+		_ = s.api.Wait(wctx)
 	}
 	return err
 }

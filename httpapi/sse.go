@@ -16,19 +16,27 @@ type sse struct {
 	rc      *http.ResponseController
 	timeout time.Duration
 	buf     bytes.Buffer
+	// beat fires when the stream has been idle for the heartbeat interval;
+	// every write puts it off.
+	beat  *time.Timer
+	every time.Duration
 }
 
-// startSSE sends the stream's headers.
-func startSSE(w http.ResponseWriter, timeout time.Duration) (*sse, error) {
+// startSSE sends the stream's headers; heartbeat is the idle time after
+// which a comment is due (beat).
+func startSSE(w http.ResponseWriter, timeout, heartbeat time.Duration) (*sse, error) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	// nginx and similar proxies buffer responses unless told not to.
 	h.Set("X-Accel-Buffering", "no")
-	s := &sse{w: w, rc: http.NewResponseController(w), timeout: timeout}
+	s := &sse{w: w, rc: http.NewResponseController(w), timeout: timeout, beat: time.NewTimer(heartbeat), every: heartbeat}
 	w.WriteHeader(http.StatusOK)
 	return s, s.flush()
 }
+
+// stop releases the heartbeat timer.
+func (s *sse) stop() { s.beat.Stop() }
 
 // event sends one event; id is left out when empty. data is one line of
 // JSON (encoding/json escapes every newline inside strings).
@@ -57,6 +65,7 @@ func (s *sse) write(b []byte) error {
 	if _, err := s.w.Write(b); err != nil {
 		return err
 	}
+	s.beat.Reset(s.every)
 	return s.flush()
 }
 

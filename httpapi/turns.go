@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -62,10 +63,22 @@ func (a *API) submitStream(w http.ResponseWriter, r *request) error {
 			return err
 		}
 	}
-	body := http.MaxBytesReader(w, r.Body, a.cfg.MaxStreamBytes)
+	// A full pipeline slows the upload down (its reads wait for each
+	// publish) rather than failing it.
+	body := &watchedBody{r: http.MaxBytesReader(w, r.Body, a.cfg.MaxStreamBytes)}
 	sum, err := r.c.SubmitStream(r.Context(), turn, parser, body, opts)
 	refused, err := splitRefused(err)
-	if !sum.Ended {
+	switch {
+	case body.err != nil:
+		// The upload broke (the agent went away, the body is over its
+		// limit): whatever the parser made of it, the agent will send
+		// the stream again, so the calls seen are stopped, not run on.
+		a.closeTurn(r, turn, len(sum.Uses), body.err)
+		if classify(body.err).kind == kindInternal {
+			return problemf(kindBadRequest, "the upload broke after %d calls (the turn is discarded at those): %w", len(sum.Uses), body.err)
+		}
+		return body.err
+	case !sum.Ended:
 		a.closeTurn(r, turn, len(sum.Uses), err)
 		if err == nil {
 			err = errors.New("the stream ended without its end")
@@ -74,8 +87,7 @@ func (a *API) submitStream(w http.ResponseWriter, r *request) error {
 			return problemf(kindUnprocessable, "the stream did not parse as %s after %d calls (the turn is discarded at those): %w", q.Get("format"), len(sum.Uses), err)
 		}
 		return err
-	}
-	if err != nil {
+	case err != nil:
 		return err
 	}
 	return writeJSON(w, http.StatusOK, streamAccepted{
@@ -83,8 +95,23 @@ func (a *API) submitStream(w http.ResponseWriter, r *request) error {
 	})
 }
 
-// closeTurn discards a turn whose stream failed before its end, so that
-// its calls are answered and it completes.
+// watchedBody keeps the first read error of a body other than its end: a
+// parser may take a broken upload for a stream cut short.
+type watchedBody struct {
+	r   io.Reader
+	err error
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+// closeTurn discards a turn whose upload failed, so that its calls are
+// answered (those not finished are stopped) and it completes.
 func (a *API) closeTurn(r *request, turn string, calls int, cause error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), closeWait)
 	defer cancel()
@@ -164,10 +191,14 @@ func (a *API) submitCalls(w http.ResponseWriter, r *request) error {
 		calls[i] = client.Call{ID: c.ID, Name: c.Name, Input: c.Input}
 	}
 	opts := client.TurnOptions{MaxConcurrency: req.MaxConcurrency}
+	// A pipeline that stays behind is answered 429 with Retry-After, not
+	// waited for as long as the client would wait.
+	ctx, cancel := context.WithTimeout(r.Context(), a.cfg.PublishWait)
+	defer cancel()
 	if req.End && req.FirstSeq == 0 {
-		err = r.c.SubmitCalls(r.Context(), turn, calls, opts)
+		err = r.c.SubmitCalls(ctx, turn, calls, opts)
 	} else {
-		err = a.submitEach(r, turn, req.FirstSeq, calls, opts, req.End)
+		err = a.submitEach(ctx, r.c, turn, req.FirstSeq, calls, opts, req.End)
 	}
 	refused, err := splitRefused(err)
 	if err != nil {
@@ -183,7 +214,7 @@ func (a *API) checkCalls(req *callsRequest) error {
 	switch {
 	case req.FirstSeq < 0:
 		return problemf(kindUnprocessable, "first_seq is %d: want 0 or more", req.FirstSeq)
-	case req.FirstSeq+len(req.Calls) > limit:
+	case req.FirstSeq > limit-len(req.Calls): // not FirstSeq+len: that can wrap
 		return problemf(kindUnprocessable, "calls %d to %d are past the limit of %d calls per turn", req.FirstSeq, req.FirstSeq+len(req.Calls)-1, limit)
 	case req.MaxConcurrency < 0 || req.MaxConcurrency > maxConcurrencyCap:
 		return problemf(kindUnprocessable, "max_concurrency is %d: want 1 to %d (0 or none: the pipeline's)", req.MaxConcurrency, maxConcurrencyCap)
@@ -191,8 +222,13 @@ func (a *API) checkCalls(req *callsRequest) error {
 		return problemf(kindUnprocessable, "no calls and no end: nothing to do")
 	}
 	for i, c := range req.Calls {
-		if c.Name == "" {
+		switch {
+		case c.Name == "":
 			return problemf(kindUnprocessable, "calls[%d] has no name", i)
+		case len(c.Name) > maxName:
+			return problemf(kindUnprocessable, "calls[%d].name is %d bytes: at most %d", i, len(c.Name), maxName)
+		case len(c.ID) > maxName:
+			return problemf(kindUnprocessable, "calls[%d].id is %d bytes: at most %d", i, len(c.ID), maxName)
 		}
 	}
 	return nil
@@ -200,10 +236,10 @@ func (a *API) checkCalls(req *callsRequest) error {
 
 // submitEach publishes calls one by one from seq first, then the end when
 // asked.
-func (a *API) submitEach(r *request, turn string, first int, calls []client.Call, opts client.TurnOptions, end bool) error {
+func (a *API) submitEach(ctx context.Context, c *client.Client, turn string, first int, calls []client.Call, opts client.TurnOptions, end bool) error {
 	var refused []error
-	for i, c := range calls {
-		err := r.c.SubmitCall(r.Context(), turn, first+i, c, opts)
+	for i, call := range calls {
+		err := c.SubmitCall(ctx, turn, first+i, call, opts)
 		var tl *client.CallTooLargeError
 		switch {
 		case errors.As(err, &tl):
@@ -213,7 +249,7 @@ func (a *API) submitEach(r *request, turn string, first int, calls []client.Call
 		}
 	}
 	if end {
-		if err := r.c.EndTurn(r.Context(), turn, first+len(calls), "tool_use"); err != nil {
+		if err := c.EndTurn(ctx, turn, first+len(calls), "tool_use"); err != nil {
 			return errors.Join(append(refused, err)...)
 		}
 	}
@@ -225,8 +261,12 @@ type reasonBody struct {
 	Reason string `json:"reason"`
 }
 
-// maxReason bounds a reason's length, as the schema does.
-const maxReason = 4096
+// maxReason bounds a reason's length, and maxName a call's name or id, as
+// the OpenAPI document does.
+const (
+	maxReason = 4096
+	maxName   = 256
+)
 
 func (a *API) readReason(w http.ResponseWriter, r *request) (string, error) {
 	var b reasonBody
@@ -257,7 +297,9 @@ func (a *API) control(w http.ResponseWriter, r *request, send func(ctx context.C
 	if err != nil {
 		return err
 	}
-	if err := send(r.Context(), turn, reason); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), a.cfg.PublishWait)
+	defer cancel()
+	if err := send(ctx, turn, reason); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -290,7 +332,9 @@ func (a *API) decide(w http.ResponseWriter, r *request) error {
 	if len(d.Reason) > maxReason {
 		return problemf(kindUnprocessable, "reason is %d bytes: at most %d", len(d.Reason), maxReason)
 	}
-	if err := r.c.Decide(r.Context(), turn, seq, *d.Allow, d.Reason); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), a.cfg.PublishWait)
+	defer cancel()
+	if err := r.c.Decide(ctx, turn, seq, *d.Allow, d.Reason); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -39,23 +39,36 @@ function modelStream(path) {
   });
 }
 
-// The turn's results in call order, until done.
+// The turn's results in call order, until done. A dropped connection is
+// resumed with Last-Event-ID: no result is missed or read twice.
 async function* results(api, turn) {
-  const resp = await fetch(`${api}/v1/turns/${turn}/results`, { headers: { ...auth, Accept: "text/event-stream" } });
-  if (!resp.ok) throw new Error(`results: ${resp.status} ${await resp.text()}`);
-  const decoder = new TextDecoder();
-  let buf = "";
-  for await (const chunk of resp.body) {
-    buf += decoder.decode(chunk, { stream: true });
-    let end;
-    while ((end = buf.indexOf("\n\n")) >= 0) {
-      const lines = buf.slice(0, end).split("\n");
-      buf = buf.slice(end + 2);
-      const event = lines.find((l) => l.startsWith("event: "))?.slice(7);
-      const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
-      if (event === "result") yield JSON.parse(data);
-      if (event === "done") return;
+  let lastId;
+  for (;;) {
+    const headers = { ...auth, Accept: "text/event-stream", ...(lastId !== undefined && { "Last-Event-ID": lastId }) };
+    try {
+      const resp = await fetch(`${api}/v1/turns/${turn}/results`, { headers });
+      if (!resp.ok) throw Object.assign(new Error(`results: ${resp.status} ${await resp.text()}`), { fatal: true });
+      const decoder = new TextDecoder();
+      let buf = "";
+      for await (const chunk of resp.body) {
+        buf += decoder.decode(chunk, { stream: true });
+        let end;
+        while ((end = buf.indexOf("\n\n")) >= 0) {
+          const lines = buf.slice(0, end).split("\n");
+          buf = buf.slice(end + 2);
+          const field = (name) => lines.find((l) => l.startsWith(name + ": "))?.slice(name.length + 2);
+          const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+          if (field("event") === "result") {
+            lastId = field("id");
+            yield JSON.parse(data);
+          }
+          if (field("event") === "done") return;
+        }
+      }
+    } catch (e) {
+      if (e.fatal) throw e; // a refusal is not fixed by asking again
     }
+    await new Promise((r) => setTimeout(r, 500)); // come back where we were
   }
 }
 

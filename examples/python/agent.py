@@ -13,6 +13,7 @@ With API tokens configured, set TOOLWIRE_TOKEN to the tenant's token.
 It prints each result as it comes, then the tool_result message as JSON.
 """
 import argparse
+import http.client
 import json
 import os
 import sys
@@ -94,10 +95,12 @@ def read_results(api, token, turn, out):
                         data.append(value)
                     elif field == "id":
                         ev_id = value
-        except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
-            if isinstance(e, urllib.error.HTTPError):
-                raise
-            time.sleep(0.5)  # the server went away: come back where we were
+        except urllib.error.HTTPError:
+            raise  # a refusal (a bad token, say) is not fixed by asking again
+        except (urllib.error.URLError, http.client.HTTPException, OSError):
+            # The connection dropped (the server restarted, or closed a
+            # reader too slow): come back where we were.
+            time.sleep(0.5)
 
 
 def main():

@@ -29,7 +29,7 @@ type Watcher struct {
 
 	mu      sync.Mutex
 	leases  map[string]*schemas.Lease // by lease key
-	dropped int                       // leases left out past maxTurns
+	dropped map[string]bool           // keys left out past maxTurns
 	synced  chan struct{}             // closed once the bucket's values are read
 	err     error
 }
@@ -44,7 +44,7 @@ func Watch(ctx context.Context, js jetstream.JetStream, space subjects.Space) (*
 	if err != nil {
 		return nil, fmt.Errorf("top: watch %s: %w", space.LeaseBucket(), err)
 	}
-	w := &Watcher{js: js, space: space, w: kw, leases: map[string]*schemas.Lease{}, synced: make(chan struct{})}
+	w := &Watcher{js: js, space: space, w: kw, leases: map[string]*schemas.Lease{}, dropped: map[string]bool{}, synced: make(chan struct{})}
 	go w.run()
 	return w, nil
 }
@@ -66,6 +66,7 @@ func (w *Watcher) run() {
 		switch e.Operation() {
 		case jetstream.KeyValueDelete, jetstream.KeyValuePurge:
 			delete(w.leases, e.Key())
+			delete(w.dropped, e.Key())
 		default:
 			l, err := schemas.DecodeLease(e.Value())
 			switch {
@@ -73,7 +74,11 @@ func (w *Watcher) run() {
 				// A lease that does not decode is shown as nothing rather
 				// than stopping the view.
 			case len(w.leases) >= maxTurns && w.leases[e.Key()] == nil:
-				w.dropped++
+				// Counted once per key, and only up to a second bound:
+				// past it the count says "at least".
+				if len(w.dropped) < maxTurns {
+					w.dropped[e.Key()] = true
+				}
 			default:
 				w.leases[e.Key()] = l
 			}
@@ -101,7 +106,7 @@ func (w *Watcher) Snapshot(ctx context.Context, opts Options) (*Snapshot, error)
 		return nil, w.err
 	}
 	s := summarize(w.leases, opts)
-	s.TurnsLeftOut += w.dropped
+	s.TurnsLeftOut += len(w.dropped)
 	w.mu.Unlock()
 	var errs []error
 	var err error
