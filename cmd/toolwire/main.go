@@ -9,9 +9,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/toolwire/toolwire/tool/builtin/sandbox"
 )
 
 func main() {
+	// First: this binary is also the init of each contained Bash command.
+	sandbox.Main()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newRoot().ExecuteContext(ctx); err != nil {

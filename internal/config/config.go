@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/tool/builtin/sandbox"
 	"github.com/toolwire/toolwire/tool/mcp"
 	"github.com/toolwire/toolwire/tool/permission"
 )
@@ -42,6 +43,8 @@ type Config struct {
 	Limits schemas.Limits `json:"limits"`
 	// API holds the HTTP API's tokens (nil: no authentication).
 	API *API `json:"api"`
+	// Bash is the sandbox policy of the Bash tool (nil: the default).
+	Bash *sandbox.Policy `json:"bash"`
 
 	// DenyRules are Deny parsed.
 	DenyRules []tool.Rule `json:"-"`
@@ -52,7 +55,7 @@ type Config struct {
 }
 
 // fields are the keys a file may hold, in the order errors list them.
-var fields = []string{"deny", "tool_search", "permissions", "mcp_servers", "limits", "api"}
+var fields = []string{"deny", "tool_search", "permissions", "mcp_servers", "limits", "api", "bash"}
 
 // RuleSet is one set of per-call rules as written.
 type RuleSet struct {
@@ -154,6 +157,8 @@ func Parse(data []byte) (*Config, error) {
 			err = c.setLimits(raw, valueAt)
 		case "api":
 			err = c.setAPI(raw, valueAt)
+		case "bash":
+			err = c.setBash(raw, valueAt)
 		default:
 			err = errAt(keyAt, "unknown field %q (known: %s)", key, strings.Join(fields, ", "))
 		}

@@ -83,7 +83,7 @@ func Build(ctx context.Context, o Options) (*Set, error) {
 	}
 	builtins := o.Builtins
 	if builtins == nil {
-		builtins = builtin.Tools()
+		builtins = builtin.ToolsWith(cfg.BashPolicy())
 		if o.TestTools {
 			builtins = append(builtins, testtools.Tools()...)
 		}

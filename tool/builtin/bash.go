@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/builtin/bashsafe"
+	"github.com/toolwire/toolwire/tool/builtin/sandbox"
 )
 
 const (
@@ -18,9 +19,11 @@ const (
 	BashMaxResultChars = 30_000
 
 	// bashMaxCapture bounds the output held in memory; the executor cuts
-	// the content to BashMaxResultChars (or stores it whole) later, so
-	// this only has to stop a runaway command from exhausting memory.
-	bashMaxCapture = 8 << 20
+	// the content to BashMaxResultChars and stores what was kept as the
+	// blob. Past it the output is read and counted, not kept: ten calls
+	// printing 20 MB each then cost the executor tens of MiB, not
+	// hundreds (each kept byte is copied a few times on its way out).
+	bashMaxCapture = 1 << 20
 )
 
 const bashDescription = `Runs a bash command and returns its combined stdout and stderr.
@@ -59,12 +62,17 @@ func (in bashInput) timeout() time.Duration {
 	return min(time.Duration(in.Timeout)*time.Millisecond, BashMaxTimeout)
 }
 
-// Bash returns the Bash tool. A call is concurrency-safe and read-only
-// exactly when bashsafe classifies its command as read-only; an error
-// cancels the turn's other calls (a failing command usually makes the rest
-// of an implicit chain pointless), and a user interrupt stops it.
-func Bash() *tool.Tool {
-	r := bashRunner{maxCapture: bashMaxCapture}
+// Bash returns the Bash tool with the default sandbox policy: the
+// environment cut to sandbox.BaseEnv, the default limits, writes confined
+// to the turn's directory and the network off where the kernel can do it.
+func Bash() *tool.Tool { return BashWith(sandbox.Policy{}) }
+
+// BashWith returns the Bash tool under policy. A call is concurrency-safe
+// and read-only exactly when bashsafe classifies its command as read-only;
+// an error cancels the turn's other calls (a failing command usually makes
+// the rest of an implicit chain pointless), and a user interrupt stops it.
+func BashWith(policy sandbox.Policy) *tool.Tool {
+	r := bashRunner{maxCapture: bashMaxCapture, policy: policy}
 	return tool.MustBuild(tool.Definition{
 		Name:            "Bash",
 		Description:     bashDescription,

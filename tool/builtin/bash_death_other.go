@@ -6,4 +6,4 @@ import "syscall"
 
 // dieWithWorker does nothing where the system cannot tie a child's life to
 // its parent's.
-func dieWithWorker(*syscall.SysProcAttr) {}
+func dieWithWorker(*syscall.SysProcAttr, bool) {}

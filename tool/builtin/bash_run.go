@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/tool/builtin/sandbox"
 )
 
 // drainGrace is how long output is still read after the shell's process
@@ -23,12 +24,19 @@ const drainGrace = 250 * time.Millisecond
 // bashRunner runs Bash commands.
 type bashRunner struct {
 	maxCapture int // bytes of output held in memory
+	policy     sandbox.Policy
 }
 
-// run runs command with bash -c (sh when bash is missing) in dir, in a
-// process group of its own that is killed when the call ends: on timeout, on
-// cancellation, and also after a normal exit, so that background jobs do not
-// outlive the call that started them.
+// stopGrace is how long a contained command's init has, once told to stop,
+// to kill what the command started before it is killed itself.
+const stopGrace = 2 * time.Second
+
+// run runs command with bash -c (sh when bash is missing) in dir, contained
+// by the runner's sandbox policy: a scrubbed environment, resource limits,
+// and an init of its own that kills everything the command started when the
+// call ends — on timeout, on cancellation, and also after a normal exit, so
+// that background jobs, setsid ones included, do not outlive the call. The
+// process group is killed too, for a program that cannot run the init.
 //
 // The command finds the call's idempotency key (key, when set) in
 // TOOLWIRE_IDEMPOTENCY_KEY, for the services it calls.
@@ -60,20 +68,33 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("bash: output pipe: %w", err)
 	}
-	cmd := exec.CommandContext(runCtx, shell, "-c", command)
-	cmd.Dir = dir
+	var extra []string
 	if key != "" {
-		cmd.Env = append(os.Environ(), tool.IdempotencyEnv+"="+key)
+		extra = append(extra, tool.IdempotencyEnv+"="+key)
+	}
+	cmd, underInit, err := r.policy.Command(runCtx, shell, command, dir, extra)
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		return tool.Result{Content: err.Error(), IsError: true}, nil
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	dieWithWorker(cmd.SysProcAttr)
+	dieWithWorker(cmd.SysProcAttr, underInit)
 	// The death signal follows the thread that starts the shell, not the
 	// process: that thread must outlive the shell, whatever else runs in
 	// the program (a goroutine that ends locked to its thread ends it).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.Cancel = func() error {
+		if underInit {
+			// The init kills the whole tree, escaped sessions included;
+			// killed at once, it would leave them to PID 1.
+			return cmd.Process.Signal(syscall.SIGTERM)
+		}
+		return killGroup(cmd.Process.Pid)
+	}
+	cmd.WaitDelay = stopGrace // then the init itself is killed
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()

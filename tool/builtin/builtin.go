@@ -8,11 +8,16 @@ import (
 	"fmt"
 
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/tool/builtin/sandbox"
 )
 
-// Tools returns the built-in tools, sorted by name.
-func Tools() []*tool.Tool {
-	return []*tool.Tool{Bash(), Edit(), EnterPlanMode(), ExitPlanMode(), Glob(), Grep(), Read(), Write()}
+// Tools returns the built-in tools, sorted by name, Bash under the default
+// sandbox policy.
+func Tools() []*tool.Tool { return ToolsWith(sandbox.Policy{}) }
+
+// ToolsWith returns the built-in tools, sorted by name, Bash under bash.
+func ToolsWith(bash sandbox.Policy) []*tool.Tool {
+	return []*tool.Tool{BashWith(bash), Edit(), EnterPlanMode(), ExitPlanMode(), Glob(), Grep(), Read(), Write()}
 }
 
 // decodeInput unmarshals a call's input; the executor has validated it

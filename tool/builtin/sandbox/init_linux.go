@@ -1,0 +1,195 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// systemWritable are the paths every command may write: scratch space and
+// the devices a shell writes to (/dev/null, /dev/tty).
+var systemWritable = []string{"/tmp", "/dev"}
+
+// Main makes this program able to contain commands. Call it first thing in
+// main (and in TestMain): when the process was started as a command's init
+// it runs the command and exits with its status; otherwise it returns at
+// once.
+func Main() {
+	raw, ok := os.LookupEnv(specEnv)
+	if !ok {
+		registered.Store(true)
+		return
+	}
+	os.Unsetenv(specEnv)
+	var s spec
+	if err := json.Unmarshal([]byte(raw), &s); err != nil || len(s.Args) == 0 {
+		fmt.Fprintf(os.Stderr, "toolwire sandbox: bad instructions: %v\n", err)
+		os.Exit(126)
+	}
+	os.Exit(runInit(s))
+}
+
+var abiOnce = sync.OnceValue(func() int {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil {
+		return 0
+	}
+	return v
+})
+
+func landlockABI() int { return abiOnce() }
+
+// runInit is the init: it becomes the reaper of everything the command
+// leaves, confines itself (and so the command), runs the command, then
+// kills whatever is left and returns the command's status.
+func runInit(s spec) int {
+	// Orphans of the command become this process's children instead of
+	// PID 1's, so that the cleanup below finds every one of them, setsid
+	// or not.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "toolwire sandbox: subreaper: %v\n", err)
+		return 126
+	}
+	// SIGTERM is how the executor stops a command (a timeout, a cancel, its
+	// own death through the parent-death signal): clean up, then go.
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	cmd := exec.Command(s.Args[0], s.Args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	waited, err := startConfined(s, cmd)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolwire sandbox: %v\n", err)
+		return 126
+	}
+	var werr error
+	select {
+	case werr = <-waited:
+	case sig := <-term:
+		killTree()
+		<-waited
+		return dieOf(sig.(syscall.Signal))
+	}
+	killTree()
+	if werr == nil {
+		return 0
+	}
+	if ee, ok := werr.(*exec.ExitError); ok {
+		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+			// End the way the command ended, so that the executor reads
+			// the signal and not an exit code.
+			return dieOf(st.Signal())
+		}
+		return ee.ExitCode()
+	}
+	return 126
+}
+
+// dieOf ends this process by sig, as the command ended; the status is the
+// shell's convention for it should the signal not be delivered.
+func dieOf(sig syscall.Signal) int {
+	signal.Reset(sig)
+	_ = syscall.Kill(os.Getpid(), sig)
+	time.Sleep(time.Second) // the signal is delivered asynchronously
+	return 128 + int(sig)
+}
+
+// startConfined starts cmd from a thread of its own that Landlock confines
+// first, and returns where its Wait will report. Only that thread and what
+// it starts are confined: the init's other threads stay outside the
+// command's domain, so that they may signal it (Landlock scopes signals to
+// a domain, and confining every thread would give each a domain of its
+// own). The thread starts the command, waits for it (its parent-death
+// signal is tied to the thread) and then ends with its goroutine, never
+// running anything else.
+func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
+	started := make(chan error, 1)
+	waited := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if err := confineThread(s); err != nil {
+			started <- err
+			return
+		}
+		if err := cmd.Start(); err != nil {
+			started <- fmt.Errorf("Failed to start %s: %w", s.Args[0], err)
+			return
+		}
+		started <- nil
+		waited <- cmd.Wait()
+	}()
+	return waited, <-started
+}
+
+// confineThread applies Landlock to the calling thread: read anything,
+// write only the command's directory, the policy's paths and the system's,
+// no TCP unless the policy allows it, and signals and abstract sockets
+// only within the command. A kernel without Landlock leaves it unconfined
+// (the program refuses that in strict mode before it starts the init).
+func confineThread(s spec) error {
+	if landlockABI() <= 0 {
+		return nil
+	}
+	var writable []string
+	for _, p := range append(s.Writable, systemWritable...) {
+		if _, err := os.Stat(p); err == nil {
+			writable = append(writable, p)
+		}
+	}
+	rules := []landlock.Rule{landlock.RODirs("/"), landlock.RWDirs(writable...).IgnoreIfMissing()}
+	cfg := landlock.V7.BestEffort()
+	if s.Network {
+		cfg.HandledAccessNet = 0 // TCP as the host allows it
+	}
+	fd, flags, err := cfg.NewRulesetFD(rules...) // no net rule: no TCP bind or connect
+	if err != nil || fd < 0 {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	return nil
+}
+
+// killTree kills every descendant of this process and reaps them, until
+// none is left: a process that forks while it is being killed is caught by
+// the next round (and, as an orphan, is this process's child).
+func killTree() {
+	self := os.Getpid()
+	for round := 0; round < 50; round++ {
+		pids := descendants(self)
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		reap()
+		if len(pids) == 0 {
+			return
+		}
+		time.Sleep(time.Duration(round+1) * time.Millisecond)
+	}
+}
+
+// reap collects the exit status of every child that has ended.
+func reap() {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if pid <= 0 || err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,159 @@
+// Package sandbox contains a shell command: a scrubbed environment, resource
+// limits, no process left behind when it ends (setsid and background jobs
+// included), and where the kernel offers Landlock, writes confined to the
+// turn's root and a few system paths, and no network unless allowed.
+//
+// The containment runs in a small init process of its own: the program
+// re-executes itself, so it must call Main first thing in main (and in
+// TestMain). A program that does not gets the environment, the limits and
+// the process group, not the rest; Status says which.
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// specEnv carries the init's instructions from the program to its re-run.
+const specEnv = "TOOLWIRE_SANDBOX_SPEC"
+
+// BaseEnv are the variables a command keeps from the serving process: the
+// rest (credentials, tokens, the server's own settings) never reach it.
+var BaseEnv = []string{"PATH", "HOME", "LANG", "TERM"}
+
+// Limits bound what one command may use; zero leaves one unlimited.
+type Limits struct {
+	// CPUSeconds is the CPU time of each process of the command.
+	CPUSeconds uint64 `json:"cpu_seconds,omitempty"`
+	// MemoryBytes is the address space of each process.
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"`
+	// OpenFiles is the number of open files of each process.
+	OpenFiles uint64 `json:"open_files,omitempty"`
+	// Processes is the number of processes of the user (the kernel counts
+	// per user, not per command: set it with a user of its own).
+	Processes uint64 `json:"processes,omitempty"`
+}
+
+// DefaultLimits are generous for a development tool and still stop a
+// runaway: 10 CPU minutes, 4 GiB of address space, 4096 open files.
+func DefaultLimits() Limits {
+	return Limits{CPUSeconds: 600, MemoryBytes: 4 << 30, OpenFiles: 4096}
+}
+
+// Policy is what a contained command may see and do.
+type Policy struct {
+	// Env names variables passed through besides BaseEnv.
+	Env []string `json:"env,omitempty"`
+	// Limits bound the command's resources (zero value: DefaultLimits).
+	Limits *Limits `json:"limits,omitempty"`
+	// Writable are paths the command may write besides its directory and
+	// the system's (/tmp, /dev).
+	Writable []string `json:"writable,omitempty"`
+	// Network lets the command open TCP connections (off by default).
+	Network bool `json:"network,omitempty"`
+	// Strict refuses to run a command the kernel cannot confine.
+	Strict bool `json:"strict,omitempty"`
+}
+
+// spec is what the init process is told.
+type spec struct {
+	Args     []string `json:"args"`
+	Writable []string `json:"writable"`
+	Network  bool     `json:"network"`
+}
+
+// registered is set by Main: this program can re-run itself as an init.
+var registered atomic.Bool
+
+// Contained reports whether commands get the whole containment: Main was
+// called, and the kernel has Landlock.
+func Contained() bool { return registered.Load() && landlockABI() > 0 }
+
+// Status says in a sentence how commands are contained here, for a
+// process's start-up log.
+func Status() string {
+	switch abi := landlockABI(); {
+	case !registered.Load():
+		return "partly contained: the program does not call sandbox.Main, so commands get a scrubbed environment, limits and their process group, but no init and no Landlock"
+	case abi <= 0:
+		return "partly contained: the kernel has no Landlock, so writes and the network are not confined; no process outlives its command"
+	case abi < 4:
+		return fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network is not (ABI 4 restricts TCP)", abi)
+	default:
+		return fmt.Sprintf("contained with Landlock ABI %d: writes confined, TCP off unless allowed, no process outlives its command", abi)
+	}
+}
+
+// Command returns the command that runs script with shell in dir under p,
+// and whether it runs under the init (then stop it with SIGTERM: the init
+// kills what it started and exits; a SIGKILL would let escaped processes
+// live on). extraEnv are NAME=value pairs the command also gets.
+func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (cmd *exec.Cmd, underInit bool, err error) {
+	if p.Strict && !Contained() {
+		return nil, false, fmt.Errorf("the command is not run: strict sandbox mode, and Bash cannot be confined here (%s)", Status())
+	}
+	lim := DefaultLimits()
+	if p.Limits != nil {
+		lim = *p.Limits
+	}
+	// The limits are set by the shell on itself before it runs the
+	// command: nothing runs unlimited for a moment, and the command cannot
+	// raise them (each is hard and soft).
+	args := []string{shell, "-c", ulimits(lim) + `exec "$0" -c "$1"`, shell, script}
+	env := p.environ(extraEnv)
+	if !registered.Load() {
+		cmd = exec.CommandContext(ctx, shell)
+		cmd.Args = args
+		cmd.Env, cmd.Dir = env, dir
+		return cmd, false, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, false, fmt.Errorf("sandbox: the program's own path: %w", err)
+	}
+	b, err := json.Marshal(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network})
+	if err != nil {
+		return nil, false, err
+	}
+	cmd = exec.CommandContext(ctx, self)
+	cmd.Args = []string{"toolwire-sandbox"}
+	cmd.Env, cmd.Dir = append(env, specEnv+"="+string(b)), dir
+	return cmd, true, nil
+}
+
+// environ is the command's environment: the allowed variables of this
+// process, then extra.
+func (p Policy) environ(extra []string) []string {
+	allowed := append(slices.Clone(BaseEnv), p.Env...)
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(allowed, name) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+// ulimits is the shell text that sets the limits, failing the command when
+// one cannot be set.
+func ulimits(l Limits) string {
+	var b strings.Builder
+	set := func(flag string, v uint64) {
+		if v > 0 {
+			b.WriteString("ulimit -" + flag + " " + strconv.FormatUint(v, 10) + " || exit 126; ")
+		}
+	}
+	set("t", l.CPUSeconds)
+	set("v", l.MemoryBytes/1024) // ulimit -v counts KiB
+	set("n", l.OpenFiles)
+	set("u", l.Processes)
+	return b.String()
+}
