@@ -90,6 +90,9 @@ type Config struct {
 	// Hooks are told of every dispatch's outcome.
 	Hooks stage.Hooks
 	Log   *slog.Logger
+	// DrainTimeout is how long a stopping worker lets running calls finish
+	// before it hands them back to the pool (default DefaultDrainTimeout).
+	DrainTimeout time.Duration
 }
 
 // withDefaults fills the zero fields of c.
@@ -123,6 +126,9 @@ func (c Config) withDefaults() Config {
 	if c.Recheck <= 0 {
 		c.Recheck = time.Second
 	}
+	if c.DrainTimeout <= 0 {
+		c.DrainTimeout = DefaultDrainTimeout
+	}
 	if c.Consumer.MaxAckPending == 0 {
 		// Parked calls hold their message, so the pool needs room for
 		// every call of the turns in flight, not just the running ones.
@@ -154,6 +160,7 @@ type Executor struct {
 	watcher *lease.Watcher
 	cons    jetstream.Consumer
 	back    *comeback
+	drain   *drainer
 }
 
 // New prepares a worker on nc.
@@ -174,7 +181,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
-	e := &Executor{cfg: cfg, nc: nc, js: bd.JS, store: bd.Leases, cons: bd.Consumer, back: newComeback(nc)}
+	e := &Executor{cfg: cfg, nc: nc, js: bd.JS, store: bd.Leases, cons: bd.Consumer, back: newComeback(nc), drain: newDrainer()}
 	if cfg.Shared != nil {
 		e.watcher = cfg.Shared.watcher
 	} else {
@@ -191,6 +198,9 @@ func (e *Executor) WorkerID() string { return e.cfg.WorkerID }
 func (e *Executor) Run(ctx context.Context) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
+	// Once ctx ends, running calls have DrainTimeout to finish; those still
+	// running then are handed back to the pool.
+	defer e.drain.start(ctx, e.cfg.DrainTimeout)()
 	go e.back.watch(wctx)
 	if !e.cfg.NoAdvertise {
 		actx, stop := context.WithCancel(ctx)

@@ -48,6 +48,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	defer cancel(nil)
 	stopRenew := e.renew(ctx, c)
 	stopCutOff := e.watchCutOff(cancel)
+	stopDrain := e.drain.watch(cancel)
 	stopMonitor := e.monitor(c, w, cl.attempt, cancel)
 	var reported atomic.Bool
 	progress := e.progress(ctx, c, &reported)
@@ -66,7 +67,15 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	}
 	finished := time.Now()
 	stopCutOff()
+	stopDrain()
 	stopMonitor()
+	if errors.Is(context.Cause(cctx), errHandedBack) && callErr != nil {
+		// Stopped by the deadline (a tool that finished first keeps its
+		// result: it failed with nothing, so callErr is nil).
+		stopRenew()
+		e.cfg.Log.Warn("executor: handed a running call back at the drain deadline", "turn", c.p.Turn, "seq", c.d.Seq, "tool", c.d.Tool)
+		return e.handBack(ctx, c)
+	}
 	if cause := context.Cause(cctx); errors.Is(cause, errClaimLost) || errors.Is(cause, errCutOff) {
 		stopRenew()
 		e.cfg.Log.Warn("executor: stopped a call", "turn", c.p.Turn, "seq", c.d.Seq, "why", cause)

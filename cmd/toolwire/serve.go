@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
@@ -27,6 +28,7 @@ func newServe() *cobra.Command {
 		testTools                               bool
 		executors, reorders                     int
 		maxConc                                 int
+		drainTimeout                            time.Duration
 		cluster                                 clusterFlags
 	)
 	cmd := &cobra.Command{
@@ -116,7 +118,7 @@ JetStream cluster whose streams keep three replicas:
 			}
 			p, err := pipeline.Start(cmd.Context(), dial, pipeline.Config{
 				Space: subjects.Default(), Tools: set.Registry, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
-				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy}, Limits: set.Limits,
+				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy, DrainTimeout: drainTimeout}, Limits: set.Limits,
 				Provision: provision.Config{Replicas: cluster.replicas},
 			})
 			if err != nil {
@@ -168,6 +170,7 @@ JetStream cluster whose streams keep three replicas:
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
 	f.IntVar(&executors, "executors", 2, "executor workers")
 	f.IntVar(&reorders, "reorders", 1, "reorder instances")
+	f.DurationVar(&drainTimeout, "drain-timeout", executor.DefaultDrainTimeout, "on SIGTERM, how long running calls may finish before they are handed back to the other workers (read-only ones run again there, the rest are answered \"outcome unknown\")")
 	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default $TOOLWIRE_MAX_TOOL_USE_CONCURRENCY or 10)")
 	cluster.register(cmd)
 	return cmd
