@@ -8,6 +8,7 @@ import (
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
 )
 
 // DefaultDrainTimeout is how long a stopping worker lets its running calls
@@ -81,5 +82,6 @@ func (e *Executor) handBack(ctx context.Context, c *call) error {
 		// The claim lapses on its own within the deadline.
 		e.cfg.Log.Warn("executor: releasing a handed-back call's claim", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
 	}
+	e.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageExecutor, Tenant: c.p.Tenant, Tool: c.d.Tool, Outcome: "handed_back"})
 	return stage.RetryAfter(errHandedBack, 0)
 }

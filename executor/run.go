@@ -16,6 +16,7 @@ import (
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
 )
 
@@ -251,6 +252,11 @@ func (e *Executor) finish(ctx context.Context, c *call, r *schemas.ToolResult, c
 	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, r) }); err != nil {
 		return err
 	}
+	outcome := "ok"
+	if r.IsError {
+		outcome = "error"
+	}
+	e.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageExecutor, Tenant: c.p.Tenant, Tool: c.d.Tool, Outcome: outcome, Ran: max(r.FinishedAt.Sub(r.StartedAt), 0)})
 	return e.persist(ctx, func() error { return e.markDone(ctx, c, r, change, fails) })
 }
 

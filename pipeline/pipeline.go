@@ -56,6 +56,9 @@ type Config struct {
 	GapDeadline time.Duration
 	// Executor tunes every executor (Space, Tools, WorkDir are filled in).
 	Executor executor.Config
+	// Hooks are told of every stage's deliveries and settled calls
+	// (metrics); an Executor config with hooks of its own keeps them.
+	Hooks stage.Hooks
 	Log      *slog.Logger
 }
 
@@ -168,7 +171,7 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		}
 		r, err := router.New(ctx, nc, router.Config{Shared: sh,
 			Space: cfg.Space, Tools: cfg.Tools, MaxConcurrency: cfg.MaxConcurrency, LeaseTTL: cfg.Provision.LeaseTTL,
-			Limits: cfg.Limits, Consumer: provision.ConsumerConfig{MaxDeliver: cfg.MaxDeliver}, Backoff: cfg.Backoff, Log: cfg.Log,
+			Limits: cfg.Limits, Consumer: provision.ConsumerConfig{MaxDeliver: cfg.MaxDeliver}, Backoff: cfg.Backoff, Log: cfg.Log, Hooks: cfg.Hooks,
 		})
 		if err != nil {
 			return nil, err
@@ -190,6 +193,9 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		if ec.WorkDir == "" {
 			ec.WorkDir = cfg.WorkDir
 		}
+		if ec.Hooks.Handled == nil && ec.Hooks.Call == nil {
+			ec.Hooks = cfg.Hooks
+		}
 		if ec.WorkerID != "" {
 			ec.WorkerID = fmt.Sprintf("%s-%d", ec.WorkerID, i)
 		}
@@ -205,7 +211,7 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		if err != nil {
 			return nil, err
 		}
-		r, err := reorder.New(ctx, nc, reorder.Config{Space: cfg.Space, Limits: cfg.Limits, Backoff: cfg.Backoff, GapDeadline: cfg.GapDeadline, Log: cfg.Log})
+		r, err := reorder.New(ctx, nc, reorder.Config{Space: cfg.Space, Limits: cfg.Limits, Backoff: cfg.Backoff, GapDeadline: cfg.GapDeadline, Log: cfg.Log, Hooks: cfg.Hooks})
 		if err != nil {
 			return nil, err
 		}

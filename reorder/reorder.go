@@ -268,6 +268,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 				cur.done = true
 			} else {
 				cur.delivered++
+				r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageReorder, Tenant: p.Tenant, Tool: toolOf(res), Outcome: "delivered"})
 			}
 			continue
 		}
@@ -462,4 +463,13 @@ func (r *Reorder) substitute(p subjects.Parsed, seq int, bad error) (nats.Header
 	}
 	res := answer.Error(seq, "unknown", "", "reorder", text, time.Now())
 	return schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq}, res)
+}
+
+// toolOf names a delivered result's tool; "" for a stand-in of a result
+// that never came.
+func toolOf(res *schemas.ToolResult) string {
+	if res == nil {
+		return ""
+	}
+	return res.Name
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/toolwire/toolwire/coercion"
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
@@ -92,7 +93,11 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	if d.Lease = lease.Snapshot(written); d.Lease != nil {
 		d.LeaseRev = rev
 	}
-	return r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), "", p, meta.TraceParent, u.Seq, d)
+	if err := r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), "", p, meta.TraceParent, u.Seq, d); err != nil {
+		return err
+	}
+	r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageRouter, Tenant: p.Tenant, Tool: rt.name, Outcome: "routed"})
+	return nil
 }
 
 // countTurn gives the turn the count its call carries (ToolUse.Calls),
@@ -188,6 +193,7 @@ type rejection struct {
 // it would make a new lease, which for a call the turn had stopped does
 // not know that, and the call would run.
 func (r *Router) reject(ctx context.Context, p subjects.Parsed, u *schemas.ToolUse, rj rejection) error {
+	r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageRouter, Tenant: p.Tenant, Tool: u.Name, Outcome: "rejected"})
 	// The lease this process last saw, the one that found the call
 	// stopped among them: a count never changes once set.
 	total := r.store.KnownTotal(p.Tenant, p.Turn)

@@ -10,11 +10,14 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/internal/health"
+	"github.com/toolwire/toolwire/internal/metrics"
 	"github.com/toolwire/toolwire/internal/provision"
+	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/toolset"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/subjects"
@@ -116,16 +119,30 @@ JetStream cluster whose streams keep three replicas:
 				<-cmd.Context().Done()
 				return nil
 			}
+			var hooks stage.Hooks
+			if hs != nil {
+				m, err := metrics.New(hs.Registerer())
+				if err != nil {
+					return fmt.Errorf("serve: metrics: %w", err)
+				}
+				hooks = m.Hooks()
+			}
 			p, err := pipeline.Start(cmd.Context(), dial, pipeline.Config{
 				Space: subjects.Default(), Tools: set.Registry, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
 				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy, DrainTimeout: drainTimeout}, Limits: set.Limits,
-				Provision: provision.Config{Replicas: cluster.replicas},
+				Provision: provision.Config{Replicas: cluster.replicas}, Hooks: hooks,
 			})
 			if err != nil {
 				return err
 			}
 			if hs != nil {
 				hs.Ready(p)
+				stop, err := watchConsumers(hs, dial)
+				if err != nil {
+					_ = p.Stop()
+					return err
+				}
+				defer stop()
 			}
 			// The API stops before the pipeline: uploads under way end (or
 			// are cut and their turns discarded) while the stages run.
@@ -174,6 +191,25 @@ JetStream cluster whose streams keep three replicas:
 	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default $TOOLWIRE_MAX_TOOL_USE_CONCURRENCY or 10)")
 	cluster.register(cmd)
 	return cmd
+}
+
+// watchConsumers serves the stage consumers' backlog on /metrics, read
+// over a connection of its own at each scrape.
+func watchConsumers(hs *health.Server, dial pipeline.Dialer) (stop func(), err error) {
+	nc, err := dial("toolwire-metrics")
+	if err != nil {
+		return nil, fmt.Errorf("serve: metrics: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("serve: metrics: %w", err)
+	}
+	if err := hs.Registerer().Register(metrics.Consumers(js, subjects.Default())); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("serve: metrics: %w", err)
+	}
+	return nc.Close, nil
 }
 
 // stageCounts turns --stages into instance counts (router, executor,

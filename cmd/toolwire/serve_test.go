@@ -133,6 +133,46 @@ func TestServeProcess(t *testing.T) {
 			t.Errorf("/metrics lacks the stage counters:\n%.500s", body)
 		}
 	}
+	// The call and delivery metrics moved with the turn; a poison event
+	// moves the dead-letter counter; the consumers' backlog is read.
+	if err := nc.Publish(subjects.Default().In(subjects.DefaultTenant, "poison", subjects.KindUse), []byte("not an event")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`toolwire_calls_total{outcome="routed",stage="router",tenant="default",tool="Bash"} 1`,
+		`toolwire_calls_total{outcome="ok",stage="executor",tenant="default",tool="Bash"} 1`,
+		`toolwire_calls_total{outcome="ok",stage="executor",tenant="default",tool="Noop"} 1`,
+		`toolwire_calls_total{outcome="delivered",stage="reorder",tenant="default",tool="Noop"} 1`,
+		`toolwire_call_duration_seconds_count{outcome="ok",tool="Bash"} 1`,
+		`toolwire_dead_letters_total{stage="router",tenant="default"} 1`,
+		`toolwire_deliveries_total{outcome="acked",stage="executor",tenant="default"} 2`,
+		`toolwire_consumer_pending_messages{consumer="exec-default",stage="executor",stream="TW_EXEC"} 0`,
+		`toolwire_consumer_ack_pending_messages{consumer="router",stage="router",stream="TW_IN"}`,
+	}
+	var metricsText string
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		resp, err := http.Get("http://" + httpAddr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		metricsText = string(b)
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(metricsText, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics lacks %s:\n%s", missing, grepLines(metricsText, "toolwire_"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -145,4 +185,15 @@ func TestServeProcess(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not exit after SIGTERM")
 	}
+}
+
+// grepLines keeps the lines of text that contain sub.
+func grepLines(text, sub string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, sub) && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -35,6 +35,7 @@ type Server struct {
 	srv   *http.Server
 	ln    net.Listener
 	stats atomic.Pointer[Stats]
+	reg   *prometheus.Registry
 }
 
 // Listen binds addr and starts serving.
@@ -43,8 +44,8 @@ func Listen(addr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("health: listen %s: %w", addr, err)
 	}
-	s := &Server{ln: ln}
 	reg := prometheus.NewRegistry()
+	s := &Server{ln: ln, reg: reg}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(s.counter("toolwire_stage_messages_out_total", "Messages the stages published or requested.", func(st nats.Statistics) uint64 { return st.OutMsgs }))
 	reg.MustRegister(s.counter("toolwire_stage_messages_in_total", "Messages the stages received.", func(st nats.Statistics) uint64 { return st.InMsgs }))
@@ -76,6 +77,9 @@ func Listen(addr string) (*Server, error) {
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
 }
+
+// Registerer is where the process's own metrics go, served on /metrics.
+func (s *Server) Registerer() prometheus.Registerer { return s.reg }
 
 func (s *Server) counter(name, help string, read func(nats.Statistics) uint64) prometheus.Collector {
 	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 {

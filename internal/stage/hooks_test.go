@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/testenv"
@@ -22,12 +21,12 @@ func TestHooksHandled(t *testing.T) {
 		negative bool
 	)
 	spec := e.spec()
-	spec.Hooks.Handled = func(name string, o stage.Outcome, took time.Duration) {
+	spec.Hooks.Handled = func(h stage.Handling) {
 		mu.Lock()
 		defer mu.Unlock()
-		outcomes[o]++
-		stages[name] = true
-		negative = negative || took < 0
+		outcomes[h.Outcome]++
+		stages[h.Stage] = true
+		negative = negative || h.Took < 0
 	}
 	// seq 0 is acked; 1 retried once, then acked; 2 dead-lettered; 3 left
 	// once, then acked after the AckWait.

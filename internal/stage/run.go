@@ -127,7 +127,7 @@ func (r *runner) msg(raw jetstream.Msg, attempt int) *Msg {
 func (r *runner) finish(ctx context.Context, m *Msg, err error, start time.Time) {
 	o := r.settle(ctx, m, err)
 	if r.spec.Hooks.Handled != nil {
-		r.spec.Hooks.Handled(r.spec.Stage, o, time.Since(start))
+		r.spec.Hooks.Handled(Handling{Stage: r.spec.Stage, Tenant: m.Subject.Tenant, Outcome: o, Took: time.Since(start), Delivered: m.Delivered})
 	}
 }
 

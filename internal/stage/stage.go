@@ -123,11 +123,42 @@ func (o Outcome) String() string {
 	return "unknown"
 }
 
-// Hooks are called by the runtime; nil fields are skipped.
+// Hooks are called by the runtime and the stages (metrics, tracing); nil
+// fields are skipped. They run on the stage's goroutines: they must be
+// quick and must not block.
 type Hooks struct {
-	// Handled follows every delivery: the stage, what became of it and how
-	// long the handler took.
-	Handled func(stage string, o Outcome, took time.Duration)
+	// Handled follows every delivery: what became of it and how long the
+	// handler took.
+	Handled func(Handling)
+	// Call follows every call a stage settles: routed or rejected by the
+	// router, finished by the executor, delivered by the reorder.
+	Call func(CallEvent)
+}
+
+// Handling is one delivery's outcome.
+type Handling struct {
+	Stage, Tenant string
+	Outcome       Outcome
+	Took          time.Duration
+	// Delivered is the message's delivery count: above 1, a redelivery.
+	Delivered int
+}
+
+// CallEvent is one call settled by a stage.
+type CallEvent struct {
+	Stage, Tenant, Tool string
+	// Outcome is routed or rejected (router), ok, error or handed_back
+	// (executor), delivered (reorder).
+	Outcome string
+	// Ran is how long the tool ran (executor; 0 elsewhere).
+	Ran time.Duration
+}
+
+// OnCall tells the Call hook of e, if there is one.
+func (h Hooks) OnCall(e CallEvent) {
+	if h.Call != nil {
+		h.Call(e)
+	}
 }
 
 // DefaultLanes is how many turns a stage instance handles in parallel when
