@@ -59,7 +59,7 @@ type Config struct {
 	// Hooks are told of every stage's deliveries and settled calls
 	// (metrics); an Executor config with hooks of its own keeps them.
 	Hooks stage.Hooks
-	Log      *slog.Logger
+	Log   *slog.Logger
 }
 
 // Pipeline is a running set of stages.
