@@ -137,7 +137,7 @@ JetStream cluster whose streams keep three replicas:
 			}
 			if hs != nil {
 				hs.Ready(p)
-				stop, err := watchConsumers(hs, dial)
+				stop, err := watchConsumers(hs, dial, counts)
 				if err != nil {
 					_ = p.Stop()
 					return err
@@ -194,8 +194,9 @@ JetStream cluster whose streams keep three replicas:
 }
 
 // watchConsumers serves the stage consumers' backlog on /metrics, read
-// over a connection of its own at each scrape.
-func watchConsumers(hs *health.Server, dial pipeline.Dialer) (stop func(), err error) {
+// over a connection of its own at each scrape, and has /readyz check that
+// the streams and the consumers of the stages this process runs exist.
+func watchConsumers(hs *health.Server, dial pipeline.Dialer, counts [3]int) (stop func(), err error) {
 	nc, err := dial("toolwire-metrics")
 	if err != nil {
 		return nil, fmt.Errorf("serve: metrics: %w", err)
@@ -209,6 +210,9 @@ func watchConsumers(hs *health.Server, dial pipeline.Dialer) (stop func(), err e
 		nc.Close()
 		return nil, fmt.Errorf("serve: metrics: %w", err)
 	}
+	hs.ReadyWhen(func(ctx context.Context) error {
+		return provision.Present(ctx, js, subjects.Default(), counts[0] > 0, counts[1] > 0, counts[2] > 0)
+	})
 	return nc.Close, nil
 }
 

@@ -36,7 +36,15 @@ type Server struct {
 	ln    net.Listener
 	stats atomic.Pointer[Stats]
 	reg   *prometheus.Registry
+	check atomic.Pointer[Check]
 }
+
+// Check says what keeps the process from being ready (nil: nothing); it is
+// given a context bounded to checkWait.
+type Check func(ctx context.Context) error
+
+// checkWait bounds a readiness check: a probe that hangs is a failure.
+const checkWait = 2 * time.Second
 
 // Listen binds addr and starts serving.
 func Listen(addr string) (*Server, error) {
@@ -61,7 +69,7 @@ func Listen(addr string) (*Server, error) {
 	}))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		p := s.stats.Load()
 		switch {
 		case p == nil:
@@ -69,6 +77,14 @@ func Listen(addr string) (*Server, error) {
 		case !(*p).Connected():
 			http.Error(w, "a stage's NATS connection is down", http.StatusServiceUnavailable)
 		default:
+			if c := s.check.Load(); c != nil {
+				ctx, cancel := context.WithTimeout(r.Context(), checkWait)
+				defer cancel()
+				if err := (*c)(ctx); err != nil {
+					http.Error(w, err.Error(), http.StatusServiceUnavailable)
+					return
+				}
+			}
 			fmt.Fprintln(w, "ready")
 		}
 	})
@@ -95,6 +111,10 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Ready makes /readyz and the pipeline metrics follow p.
 func (s *Server) Ready(p Stats) { s.stats.Store(&p) }
+
+// ReadyWhen adds a check to /readyz: the streams and consumers the
+// process's stages use are there, for instance.
+func (s *Server) ReadyWhen(c Check) { s.check.Store(&c) }
 
 // Close stops serving.
 func (s *Server) Close(ctx context.Context) error {
