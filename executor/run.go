@@ -70,9 +70,9 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	stopCutOff()
 	stopDrain()
 	stopMonitor()
-	if errors.Is(context.Cause(cctx), errHandedBack) && callErr != nil {
-		// Stopped by the deadline (a tool that finished first keeps its
-		// result: it failed with nothing, so callErr is nil).
+	if errors.Is(context.Cause(cctx), errHandedBack) && (callErr != nil || err != nil) {
+		// Stopped by the deadline, running or waiting for its approval
+		// (a tool that finished first keeps its result: callErr is nil).
 		stopRenew()
 		e.cfg.Log.Warn("executor: handed a running call back at the drain deadline", "turn", c.p.Turn, "seq", c.d.Seq, "tool", c.d.Tool)
 		return e.handBack(ctx, c)
