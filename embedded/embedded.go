@@ -57,6 +57,10 @@ type Options struct {
 	// Domain is the JetStream domain, for a hub and its leaf nodes (empty:
 	// none).
 	Domain string
+	// ConfigFile, when set, is a nats-server configuration file whose
+	// accounts, users, authorization and TLS the server takes (the rest of
+	// the options above still apply).
+	ConfigFile string
 }
 
 // Cluster says how a server joins a NATS cluster. Three servers, each
@@ -98,24 +102,30 @@ func Start(o Options) (*Server, error) {
 	if o.ReadyTimeout == 0 {
 		o.ReadyTimeout = 10 * time.Second
 	}
-	opts := &server.Options{
-		ServerName:         o.Name,
-		Host:               "127.0.0.1",
-		Port:               -1,
-		DontListen:         o.Listen == "",
-		JetStream:          true,
-		StoreDir:           o.StoreDir,
-		JetStreamMaxMemory: o.MaxMemory,
-		JetStreamMaxStore:  o.MaxStore,
-		NoLog:              !o.Logs,
-		Logtime:            o.Logs,
-		NoSigs:             true,
-		MaxPayload:         o.MaxPayload,
-		// In-process clients share the machine's cores with the server; a
-		// client starved for the default 10 s under load must not be cut
-		// off as a slow consumer.
-		WriteDeadline: time.Minute,
+	opts := &server.Options{}
+	if o.ConfigFile != "" {
+		// The file brings what toolwire has no flags for: accounts, users,
+		// TLS. What toolwire sets below (JetStream, the store, the address)
+		// is the command line's.
+		fo, err := server.ProcessConfigFile(o.ConfigFile)
+		if err != nil {
+			return nil, fmt.Errorf("embedded: %w", err)
+		}
+		opts = fo
 	}
+	opts.ServerName = o.Name
+	opts.Host, opts.Port = "127.0.0.1", -1
+	opts.DontListen = o.Listen == ""
+	opts.JetStream = true
+	opts.StoreDir = o.StoreDir
+	opts.JetStreamMaxMemory, opts.JetStreamMaxStore = o.MaxMemory, o.MaxStore
+	opts.NoLog, opts.Logtime = !o.Logs, o.Logs
+	opts.NoSigs = true
+	opts.MaxPayload = o.MaxPayload
+	// In-process clients share the machine's cores with the server; a
+	// client starved for the default 10 s under load must not be cut off
+	// as a slow consumer.
+	opts.WriteDeadline = time.Minute
 	if o.Listen != "" {
 		host, port, err := hostPort("listen", o.Listen)
 		if err != nil {

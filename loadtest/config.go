@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // DefaultMaxConcurrency is the per-turn limit sent with every turn when
@@ -78,6 +80,8 @@ type Config struct {
 	// NATS is the URL of a served pipeline; empty starts an embedded
 	// server and a pipeline in the process.
 	NATS string
+	// NATSOptions sign in to it (credentials, TLS).
+	NATSOptions []nats.Option
 	// Executors counts the in-process pipeline's executors (default 2).
 	Executors int
 	// Baseline also measures a bare JetStream hop and the same workload

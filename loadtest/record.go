@@ -17,6 +17,8 @@ import (
 type RecordConfig struct {
 	// NATS is the URL of the live system's server (required).
 	NATS string
+	// NATSOptions sign in to it (credentials, TLS).
+	NATSOptions []nats.Option
 	// Tenant limits the capture to one tenant; empty takes every tenant.
 	Tenant string
 	// Turns stops the capture once this many distinct turns have ended
@@ -64,7 +66,7 @@ func Record(ctx context.Context, c RecordConfig, w io.Writer) (RecordStats, erro
 		}
 		subject = c.Space.In(c.Tenant, "*", "*")
 	}
-	nc, err := nats.Connect(c.NATS, nats.Name("toolwire-loadtest-record"))
+	nc, err := nats.Connect(c.NATS, append([]nats.Option{nats.Name("toolwire-loadtest-record")}, c.NATSOptions...)...)
 	if err != nil {
 		return st, fmt.Errorf("loadtest: connect %s: %w", c.NATS, err)
 	}

@@ -32,6 +32,8 @@ type ReplayConfig struct {
 	// NATS is the URL of a served pipeline; empty starts an embedded server
 	// and a pipeline in the process, as Run does.
 	NATS string
+	// NATSOptions sign in to it (credentials, TLS).
+	NATSOptions []nats.Option
 	// Executors counts the in-process pipeline's executors (default 2).
 	Executors int
 	// Progress, when set, gets a live progress bar.
@@ -127,7 +129,7 @@ func Replay(ctx context.Context, c ReplayConfig, log []LogEvent) (*ReplayReport,
 	}
 	span := log[len(log)-1].Offset
 
-	tg, err := startTarget(ctx, Config{NATS: c.NATS, Executors: max(c.Executors, 2), MaxConcurrency: DefaultMaxConcurrency})
+	tg, err := startTarget(ctx, Config{NATS: c.NATS, NATSOptions: c.NATSOptions, Executors: max(c.Executors, 2), MaxConcurrency: DefaultMaxConcurrency})
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func startTarget(ctx context.Context, c Config) (_ *target, err error) {
 		}
 	}()
 	if c.NATS != "" {
-		if t.nc, err = nats.Connect(c.NATS, nats.Name("toolwire-loadtest")); err != nil {
+		if t.nc, err = nats.Connect(c.NATS, append([]nats.Option{nats.Name("toolwire-loadtest")}, c.NATSOptions...)...); err != nil {
 			return nil, fmt.Errorf("loadtest: connect %s: %w", c.NATS, err)
 		}
 		undo = append(undo, t.nc.Close)

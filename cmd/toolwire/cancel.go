@@ -13,6 +13,7 @@ func newCancel() *cobra.Command {
 	var (
 		natsURL, turn, tenant, reason string
 		discard                       bool
+		auth                          natsAuth
 	)
 	cmd := &cobra.Command{
 		Use:   "cancel --turn ID",
@@ -26,7 +27,12 @@ and the turn is closed at the calls seen so far.`,
 			if turn == "" {
 				return fmt.Errorf("cancel: --turn ID is required")
 			}
-			nc, err := nats.Connect(natsURL, nats.Name("toolwire-cancel"))
+			opts, err := auth.options()
+			if err != nil {
+				return usageError("cancel: %w", err)
+			}
+			natsURL = natsURL0(cmd, natsURL)
+			nc, err := nats.Connect(natsURL, append([]nats.Option{nats.Name("toolwire-cancel")}, opts...)...)
 			if err != nil {
 				return fmt.Errorf("cancel: connect %s: %w", natsURL, err)
 			}
@@ -52,5 +58,6 @@ and the turn is closed at the calls seen so far.`,
 	f.StringVar(&tenant, "tenant", subjects.DefaultTenant, "the turn's tenant")
 	f.StringVar(&reason, "reason", "", "why (recorded in the event)")
 	f.BoolVar(&discard, "discard", false, "discard the turn instead of interrupting it")
+	auth.register(f)
 	return cmd
 }

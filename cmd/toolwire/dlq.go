@@ -30,8 +30,15 @@ whole, and sends one back to the subject it first came on once what made it
 fail is fixed. A letter is named by its sequence in the dead-letter stream.`,
 	}
 	cmd.PersistentFlags().StringVar(&natsURL, "nats", nats.DefaultURL, "NATS server of the pipeline")
+	var auth natsAuth
+	auth.register(cmd.PersistentFlags())
 	reader := func(ctx context.Context) (*dlq.Reader, func(), error) {
-		nc, err := nats.Connect(natsURL, nats.Name("toolwire-dlq"))
+		opts, err := auth.options()
+		if err != nil {
+			return nil, nil, usageError("dlq: %w", err)
+		}
+		natsURL = natsURL0(cmd, natsURL)
+		nc, err := nats.Connect(natsURL, append([]nats.Option{nats.Name("toolwire-dlq")}, opts...)...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("dlq: connect %s: %w", natsURL, err)
 		}

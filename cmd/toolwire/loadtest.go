@@ -27,6 +27,7 @@ func newLoadtestSynth() *cobra.Command {
 		jsonFile     string
 		quiet        bool
 		compare      bool
+		auth         natsAuth
 	)
 	cmd := &cobra.Command{
 		Use:   "synth",
@@ -42,6 +43,9 @@ runs both modes on the same turns and reports the ratio. It exits 1 when a check
 			r, err := loadtest.ParseRange(callsPerTurn)
 			if err != nil {
 				return usageError("loadtest synth: --calls-per-turn %w", err)
+			}
+			if c.NATSOptions, err = auth.options(); err != nil {
+				return usageError("loadtest synth: %w", err)
 			}
 			c.CallsPerTurn = r
 			if !quiet && isTerminal(os.Stderr) {
@@ -88,6 +92,7 @@ runs both modes on the same turns and reports the ratio. It exits 1 when a check
 	f.BoolVar(&compare, "compare", false, "run the workload in both modes, one after the other, and report the streaming / wait-for-end turn ratio")
 	f.IntVar(&c.MaxConcurrency, "max-concurrency", 0, fmt.Sprintf("per-turn concurrency limit (default %d)", loadtest.DefaultMaxConcurrency))
 	f.StringVar(&c.NATS, "nats", "", "drive the pipeline `toolwire serve --test-tools` runs on this NATS server instead of a private one")
+	auth.register(f)
 	f.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file")
 	f.StringVar(&c.Plot, "plot", "", "also write PNG charts (latency histogram, latency and throughput over time; with --compare both modes side by side) into this directory")
 	f.BoolVar(&c.Baseline, "baseline", false, "also measure a bare JetStream hop and the same workload run by an in-process executor")

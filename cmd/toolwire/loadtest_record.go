@@ -11,8 +11,9 @@ import (
 
 func newLoadtestRecord() *cobra.Command {
 	var (
-		c   loadtest.RecordConfig
-		out string
+		c    loadtest.RecordConfig
+		out  string
+		auth natsAuth
 	)
 	cmd := &cobra.Command{
 		Use:   "record --nats URL --out FILE",
@@ -24,6 +25,10 @@ system at --nats and writes each event of the turns that ended while it listened
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if c.NATS == "" {
 				return usageError("loadtest record: --nats: the URL of the live system is required")
+			}
+			var err error
+			if c.NATSOptions, err = auth.options(); err != nil {
+				return usageError("loadtest record: %w", err)
 			}
 			if out == "" {
 				return usageError("loadtest record: --out: the event log file is required")
@@ -58,6 +63,7 @@ system at --nats and writes each event of the turns that ended while it listened
 	cmd.Args = cobra.NoArgs
 	f := cmd.Flags()
 	f.StringVar(&c.NATS, "nats", "", "the NATS server of the live system (required)")
+	auth.register(f)
 	f.StringVar(&out, "out", "", "the event log to write (required)")
 	f.IntVar(&c.Turns, "turns", 0, "stop once this many distinct turns have ended (0: no limit)")
 	f.DurationVar(&c.Duration, "duration", 0, "stop after this long (0: no limit)")
@@ -70,6 +76,7 @@ func newLoadtestReplay() *cobra.Command {
 		c        loadtest.ReplayConfig
 		jsonFile string
 		quiet    bool
+		auth     natsAuth
 	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
@@ -84,6 +91,10 @@ when a check failed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("speed") && c.Speed <= 0 {
 				return usageError("loadtest replay: --speed: must be positive, got %g", c.Speed)
+			}
+			var err error
+			if c.NATSOptions, err = auth.options(); err != nil {
+				return usageError("loadtest replay: %w", err)
 			}
 			if cmd.Flags().Changed("speed") && c.Max {
 				return usageError("loadtest replay: --max: give either --speed or --max, not both")
@@ -136,6 +147,7 @@ when a check failed.`,
 	f.BoolVar(&c.Max, "max", false, "publish the events back to back, as fast as possible")
 	f.IntVar(&c.Loop, "loop", 1, "replay the log this many times, with fresh turn ids each time")
 	f.StringVar(&c.NATS, "nats", "", "drive the pipeline `toolwire serve --test-tools` runs on this NATS server instead of a private one")
+	auth.register(f)
 	f.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file")
 	f.StringVar(&c.Plot, "plot", "", "also write PNG charts (latency histogram, latency and throughput over time) into this directory")
 	f.BoolVar(&quiet, "quiet", false, "no progress bar")

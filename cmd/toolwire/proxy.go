@@ -41,7 +41,12 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `.`,
 				return err
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-			nc, err := nats.Connect(f.natsURL, nats.Name("toolwire-proxy"), nats.MaxReconnects(-1))
+			opts, err := f.auth.options()
+			if err != nil {
+				return usageError("proxy: %w", err)
+			}
+			f.natsURL = natsURL0(cmd, f.natsURL)
+			nc, err := nats.Connect(f.natsURL, append([]nats.Option{nats.Name("toolwire-proxy"), nats.MaxReconnects(-1)}, opts...)...)
 			if err != nil {
 				return fmt.Errorf("proxy: connect %s: %w", f.natsURL, err)
 			}
@@ -77,6 +82,7 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `.`,
 	fs.StringVar(&f.upstream, "upstream", "", "base URL of the model API, e.g. https://api.anthropic.com (required)")
 	fs.StringVar(&f.format, "format", "", "stream format of the upstream (required): "+strings.Join(formats.Names(), ", "))
 	fs.StringVar(&f.natsURL, "nats", nats.DefaultURL, "NATS server of the pipeline")
+	f.auth.register(fs)
 	fs.StringVar(&f.tenant, "tenant", subjects.DefaultTenant, "tenant of the turns")
 	fs.IntVar(&f.maxConc, "max-concurrency", 0, "per-turn concurrency limit (default: the router's)")
 	return cmd
@@ -86,6 +92,7 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `.`,
 type proxyFlags struct {
 	listen, upstream, format, natsURL, tenant string
 	maxConc                                   int
+	auth                                      natsAuth
 }
 
 // check checks the flags before anything connects, and returns the

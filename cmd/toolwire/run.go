@@ -19,6 +19,7 @@ func newRun() *cobra.Command {
 		testTools, progress     bool
 		chunked                 bool
 		executors, maxConc      int
+		auth                    natsAuth
 	)
 	cmd := &cobra.Command{
 		Use:   "run --format FORMAT --stream FILE",
@@ -39,6 +40,10 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 			if err != nil {
 				return err
 			}
+			natsOpts, err := auth.options()
+			if err != nil {
+				return usageError("run: %w", err)
+			}
 			set, err := loadTools(cmd.Context(), configFile, toolset.Options{TestTools: testTools})
 			if err != nil {
 				return err
@@ -46,7 +51,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 			defer set.Close()
 			err = localrun.Print(cmd.Context(), cmd.OutOrStdout(), localrun.Options{
 				Format: format, Stream: data, Pace: pace, WorkDir: workdir, Tools: set.Registry,
-				Executors: executors, MaxConcurrency: mc, Timeout: timeout, NATS: natsURL, Policy: set.Policy, Limits: set.Limits,
+				Executors: executors, MaxConcurrency: mc, Timeout: timeout, NATS: natsURL, NATSOptions: natsOpts, Policy: set.Policy, Limits: set.Limits,
 			}, progress)
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
@@ -55,6 +60,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 		},
 	}
 	f := cmd.Flags()
+	auth.register(f)
 	f.StringVar(&format, "format", "anthropic", "stream format: "+strings.Join(formats.Names(), ", "))
 	f.BoolVar(&chunked, "chunks", false, "the stream file is a .chunks.jsonl capture: one SSE data payload per line")
 	f.StringVar(&stream, "stream", "", "file holding the model's response stream")

@@ -32,6 +32,8 @@ func newServe() *cobra.Command {
 		executors, reorders                     int
 		maxConc                                 int
 		drainTimeout                            time.Duration
+		auth                                    natsAuth
+		natsConfig                              string
 		cluster                                 clusterFlags
 	)
 	cmd := &cobra.Command{
@@ -87,12 +89,16 @@ JetStream cluster whose streams keep three replicas:
 				return err
 			}
 			defer set.Close()
+			authOpts, err := auth.options()
+			if err != nil {
+				return usageError("serve: %w", err)
+			}
 			dial := pipeline.Dialer(func(name string, opts ...nats.Option) (*nats.Conn, error) {
-				return nats.Connect(natsURL, append(append([]nats.Option{nats.Name(name)}, reconnect()...), opts...)...)
+				return nats.Connect(natsURL, slices.Concat([]nats.Option{nats.Name(name)}, reconnect(), authOpts, opts)...)
 			})
 			where := natsURL
 			if natsURL == "" {
-				o := embedded.Options{StoreDir: store, Listen: listen}
+				o := embedded.Options{StoreDir: store, Listen: listen, ConfigFile: natsConfig}
 				if err := cluster.options(&o); err != nil {
 					return err
 				}
@@ -101,7 +107,11 @@ JetStream cluster whose streams keep three replicas:
 					return err
 				}
 				defer srv.Shutdown()
-				dial, where = srv.Connect, srv.ClientURL()
+				// The stages sign in like any client when the file asks for it.
+				dial = func(name string, opts ...nats.Option) (*nats.Conn, error) {
+					return srv.Connect(name, slices.Concat(authOpts, opts)...)
+				}
+				where = srv.ClientURL()
 			} else if cmd.Flags().Changed("cluster") {
 				return fmt.Errorf("serve: --cluster makes the embedded server a member; with --nats none is embedded")
 			}
@@ -181,6 +191,8 @@ JetStream cluster whose streams keep three replicas:
 	f.StringVar(&httpAddr, "http", "127.0.0.1:8090", "address of /healthz, /readyz and /metrics (empty: none; with --nats, none unless given)")
 	f.StringVar(&apiAddr, "api", "127.0.0.1:8081", "address of the HTTP API (empty: none; with --nats or --stages none, none unless given; off loopback it needs the configuration's API tokens)")
 	f.StringVar(&natsURL, "nats", "", "join this NATS server instead of embedding one")
+	f.StringVar(&natsConfig, "nats-config", "", "nats-server configuration file of the embedded server: its accounts, users, authorization and TLS (the stages then sign in with --user/--password, --creds, ...)")
+	auth.register(f)
 	f.StringVar(&stages, "stages", "router,executor,reorder", "stages to run: any of router, executor, reorder; none: NATS only")
 	f.StringVar(&workdir, "workdir", "", "working directory of calls whose turn names none (default: current)")
 	f.StringVar(&configFile, "config", "", `JSON configuration: {"deny": [rules], "permissions": {...}, "mcp_servers": [...], "tool_search": "auto"}`)

@@ -24,6 +24,7 @@ func newTop() *cobra.Command {
 		once, asJSON bool
 		turns        int
 		every        time.Duration
+		auth         natsAuth
 	)
 	cmd := &cobra.Command{
 		Use:   "top [--nats URL] [--once] [--json]",
@@ -44,7 +45,12 @@ the screen is redrawn in place.`,
 			if asJSON && !once {
 				return usageError("top: --json needs --once (one snapshot a run)")
 			}
-			nc, err := nats.Connect(natsURL, nats.Name("toolwire-top"))
+			opts, err := auth.options()
+			if err != nil {
+				return usageError("top: %w", err)
+			}
+			natsURL = natsURL0(cmd, natsURL)
+			nc, err := nats.Connect(natsURL, append([]nats.Option{nats.Name("toolwire-top")}, opts...)...)
 			if err != nil {
 				return fmt.Errorf("top: connect %s: %w", natsURL, err)
 			}
@@ -112,6 +118,7 @@ the screen is redrawn in place.`,
 	f.BoolVar(&asJSON, "json", false, "with --once: the snapshot as JSON")
 	f.IntVar(&turns, "turns", top.DefaultTurns, "turns listed: those in flight, oldest first, then the last finished")
 	f.DurationVar(&every, "every", time.Second, "refresh interval")
+	auth.register(f)
 	return cmd
 }
 

@@ -51,6 +51,8 @@ type Options struct {
 	// NATS, when set, joins that pipeline (served elsewhere, by `toolwire
 	// serve`) instead of starting a private one: no server, no stages.
 	NATS string
+	// NATSOptions sign in to it (credentials, TLS).
+	NATSOptions []nats.Option
 	// OnProgress, when set, gets the turn's progress events as they happen.
 	// It runs on another goroutine than onResult.
 	OnProgress func(*schemas.ToolProgress)
@@ -95,7 +97,7 @@ func Run(ctx context.Context, o Options, onResult func(*schemas.ToolResult)) (*R
 	space := subjects.Default()
 	var nc *nats.Conn
 	if o.NATS != "" {
-		if nc, err = nats.Connect(o.NATS, nats.Name("toolwire-run-client")); err != nil {
+		if nc, err = nats.Connect(o.NATS, append([]nats.Option{nats.Name("toolwire-run-client")}, o.NATSOptions...)...); err != nil {
 			return nil, fmt.Errorf("localrun: connect %s: %w", o.NATS, err)
 		}
 	} else {
