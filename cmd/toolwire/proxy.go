@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -40,7 +39,10 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `.`,
 			if err != nil {
 				return err
 			}
-			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+			log, err := f.logs.logger(os.Stderr)
+			if err != nil {
+				return usageError("proxy: %w", err)
+			}
 			opts, err := f.auth.options()
 			if err != nil {
 				return usageError("proxy: %w", err)
@@ -83,6 +85,7 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `.`,
 	fs.StringVar(&f.format, "format", "", "stream format of the upstream (required): "+strings.Join(formats.Names(), ", "))
 	fs.StringVar(&f.natsURL, "nats", nats.DefaultURL, "NATS server of the pipeline")
 	f.auth.register(fs)
+	f.logs.register(fs)
 	fs.StringVar(&f.tenant, "tenant", subjects.DefaultTenant, "tenant of the turns")
 	fs.IntVar(&f.maxConc, "max-concurrency", 0, "per-turn concurrency limit (default: the router's)")
 	return cmd
@@ -93,6 +96,7 @@ type proxyFlags struct {
 	listen, upstream, format, natsURL, tenant string
 	maxConc                                   int
 	auth                                      natsAuth
+	logs                                      logFlags
 }
 
 // check checks the flags before anything connects, and returns the

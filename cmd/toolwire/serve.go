@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -34,6 +33,7 @@ func newServe() *cobra.Command {
 		drainTimeout                            time.Duration
 		auth                                    natsAuth
 		natsConfig                              string
+		logs                                    logFlags
 		cluster                                 clusterFlags
 	)
 	cmd := &cobra.Command{
@@ -62,7 +62,10 @@ JetStream cluster whose streams keep three replicas:
 			if err != nil {
 				return err
 			}
-			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+			log, err := logs.logger(os.Stderr)
+			if err != nil {
+				return usageError("serve: %w", err)
+			}
 			if natsURL != "" && !cmd.Flags().Changed("http") {
 				// Extra processes joining a pipeline (often several on one
 				// machine) serve no endpoints unless asked.
@@ -193,6 +196,7 @@ JetStream cluster whose streams keep three replicas:
 	f.StringVar(&natsURL, "nats", "", "join this NATS server instead of embedding one")
 	f.StringVar(&natsConfig, "nats-config", "", "nats-server configuration file of the embedded server: its accounts, users, authorization and TLS (the stages then sign in with --user/--password, --creds, ...)")
 	auth.register(f)
+	logs.register(f)
 	f.StringVar(&stages, "stages", "router,executor,reorder", "stages to run: any of router, executor, reorder; none: NATS only")
 	f.StringVar(&workdir, "workdir", "", "working directory of calls whose turn names none (default: current)")
 	f.StringVar(&configFile, "config", "", `JSON configuration: {"deny": [rules], "permissions": {...}, "mcp_servers": [...], "tool_search": "auto"}`)
