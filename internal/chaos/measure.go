@@ -13,17 +13,47 @@ import (
 	"time"
 )
 
+// settleFor bounds how long the audit waits for a turn_done the client
+// has seen to be stored. A subscriber receives an append as it is
+// published; when the stream's leader dies before it stores it, the
+// reorder appends it again, a moment later.
+const settleFor = 30 * time.Second
+
+// settledAudit audits the out stream, again while a turn the client saw
+// done has no turn_done stored yet (for at most settleFor).
+func settledAudit(ctx context.Context, r *run, calls map[string]int, seenDone map[string]bool) (map[string]*stored, error) {
+	deadline := time.Now().Add(settleFor)
+	for {
+		out, err := audit(ctx, r.js, r.sp, calls)
+		if err != nil {
+			return nil, err
+		}
+		pending := 0
+		for id, seen := range seenDone {
+			if s := out[id]; seen && (s == nil || !s.done) {
+				pending++
+			}
+		}
+		if pending == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return out, nil
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 // report audits the streams and the ledger and measures the recoveries.
 func (r *run) report(ctx context.Context, sent int) (*Report, error) {
 	rep := &Report{MalformedSent: sent, RSSMiBMax: map[string]float64{}, Bounds: [2]time.Duration{r.cfg.MaxRecovery, r.cfg.MaxNodeRecovery}}
 	end := time.Now()
 	calls := map[string]int{} // the run's turns and their calls
+	seenDone := map[string]bool{}
 	r.obs.mu.Lock()
 	for id, t := range r.obs.turns {
 		calls[id] = t.calls
+		seenDone[id] = !t.done.IsZero()
 	}
 	r.obs.mu.Unlock()
-	out, err := audit(ctx, r.js, r.sp, calls)
+	out, err := settledAudit(ctx, r, calls, seenDone)
 	if err != nil {
 		return nil, err
 	}
