@@ -37,6 +37,11 @@ type call struct {
 	first bool
 }
 
+// logAttrs are the attributes of every line about the call.
+func (c *call) logAttrs() []any {
+	return []any{"tenant", c.p.Tenant, "turn", c.p.Turn, "seq", c.d.Seq, "tool", c.d.Tool}
+}
+
 // input is the call's validated input.
 func (c *call) input() json.RawMessage { return json.RawMessage(c.d.Input) }
 

@@ -80,7 +80,7 @@ func (e *Executor) handBack(ctx context.Context, c *call) error {
 	})
 	if err != nil {
 		// The claim lapses on its own within the deadline.
-		e.cfg.Log.Warn("executor: releasing a handed-back call's claim", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
+		e.cfg.Log.Warn("executor: releasing a handed-back call's claim", append(c.logAttrs(), "err", err)...)
 	}
 	e.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageExecutor, Tenant: c.p.Tenant, Tool: c.d.Tool, Outcome: "handed_back"})
 	return stage.RetryAfter(errHandedBack, 0)

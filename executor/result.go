@@ -85,7 +85,7 @@ func (e *Executor) fit(ctx context.Context, c *call, content string, cut *tool.O
 	preview := cutRunes(content, PreviewChars)
 	name := e.cfg.Space.BlobName(c.p.Tenant, c.p.Turn, c.d.Seq)
 	if err := e.putBlob(ctx, name, content); err != nil {
-		e.cfg.Log.Warn("executor: storing oversize result", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
+		e.cfg.Log.Warn("executor: storing oversize result", append(c.logAttrs(), "err", err)...)
 		return preview + previewMark(n, cut, ""), true, ""
 	}
 	return preview + previewMark(n, cut, name), true, name

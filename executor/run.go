@@ -74,12 +74,12 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 		// Stopped by the deadline, running or waiting for its approval
 		// (a tool that finished first keeps its result: callErr is nil).
 		stopRenew()
-		e.cfg.Log.Warn("executor: handed a running call back at the drain deadline", "turn", c.p.Turn, "seq", c.d.Seq, "tool", c.d.Tool)
+		e.cfg.Log.Warn("executor: handed a running call back at the drain deadline", c.logAttrs()...)
 		return e.handBack(ctx, c)
 	}
 	if cause := context.Cause(cctx); errors.Is(cause, errClaimLost) || errors.Is(cause, errCutOff) {
 		stopRenew()
-		e.cfg.Log.Warn("executor: stopped a call", "turn", c.p.Turn, "seq", c.d.Seq, "why", cause)
+		e.cfg.Log.Warn("executor: stopped a call", append(c.logAttrs(), "why", cause)...)
 		// Its message is the other worker's delivery now: neither acked
 		// nor nakked here.
 		return stage.Leave()
@@ -207,7 +207,7 @@ func (e *Executor) renew(ctx context.Context, c *call) (stop func()) {
 			return nil
 		})
 		if err != nil {
-			e.cfg.Log.Warn("executor: renewing claim", "turn", c.p.Turn, "seq", c.d.Seq, "err", err)
+			e.cfg.Log.Warn("executor: renewing claim", append(c.logAttrs(), "err", err)...)
 		}
 	})
 }

@@ -36,7 +36,7 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, sp subjects.Space, 
 	if _, err := js.PublishMsg(pctx, dl); err != nil {
 		return fmt.Errorf("stage: dead-letter %s: %w", m.Subject(), err)
 	}
-	log.Warn("dead-lettered", "stage", stageName, "subject", m.Subject(), "reason", reason)
+	log.Warn("dead-lettered", "stage", stageName, "subject", m.Subject(), "tenant", tenant, "reason", reason)
 	_ = m.TermWithReason(truncate(reason.Error(), 200))
 	return nil
 }

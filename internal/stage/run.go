@@ -152,7 +152,7 @@ func (r *runner) prepare(m *Msg) error {
 func (r *runner) call(ctx context.Context, m *Msg) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			r.spec.Log.Error("stage handler panicked", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "panic", v, "stack", string(debug.Stack()))
+			r.spec.Log.Error("stage handler panicked", append(m.logAttrs(r.spec.Stage), "panic", v, "stack", string(debug.Stack()))...)
 			err = Fail(fmt.Errorf("%s stage panicked handling this message: %v", r.spec.Stage, v))
 		}
 	}()
@@ -199,7 +199,7 @@ func (r *runner) settle(ctx context.Context, m *Msg, err error) Outcome {
 		_ = m.Raw.InProgress()
 		if r.later.after(unavailableRetry, m.Raw, m.Attempt+1) {
 			if m.Attempt == 1 {
-				r.spec.Log.Warn("JetStream unavailable; holding the message", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "err", cause)
+				r.spec.Log.Warn("JetStream unavailable; holding the message", append(m.logAttrs(r.spec.Stage), "err", cause)...)
 			}
 			return Retried
 		}
@@ -209,7 +209,7 @@ func (r *runner) settle(ctx context.Context, m *Msg, err error) Outcome {
 			d = r.spec.Backoff.Delay(m.Attempt)
 		}
 		if d <= maxInProcess && r.later.after(d, m.Raw, m.Attempt+1) {
-			r.spec.Log.Debug("retrying in process", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "attempt", m.Attempt, "in", d, "err", cause)
+			r.spec.Log.Debug("retrying in process", append(m.logAttrs(r.spec.Stage), "attempt", m.Attempt, "in", d, "err", cause)...)
 			return Retried
 		}
 	}
@@ -217,7 +217,7 @@ func (r *runner) settle(ctx context.Context, m *Msg, err error) Outcome {
 	if delay <= 0 {
 		delay = r.spec.Backoff.Delay(m.Delivered)
 	}
-	r.spec.Log.Warn("retrying", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "delivery", m.Delivered, "in", delay, "err", cause)
+	r.spec.Log.Warn("retrying", append(m.logAttrs(r.spec.Stage), "delivery", m.Delivered, "in", delay, "err", cause)...)
 	_ = m.Raw.NakWithDelay(delay)
 	return Retried
 }
@@ -242,19 +242,25 @@ func (r *runner) giveUp(ctx context.Context, m *Msg, cause error, answer bool) O
 	if answer && r.spec.Answer != nil {
 		if err := r.spec.Answer(ctx, m, cause); err != nil {
 			if !m.Last {
-				r.spec.Log.Warn("could not answer a message given up on; retrying", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "cause", cause, "err", err)
+				r.spec.Log.Warn("could not answer a message given up on; retrying", append(m.logAttrs(r.spec.Stage), "cause", cause, "err", err)...)
 				_ = m.Raw.NakWithDelay(r.spec.Backoff.Delay(m.Delivered))
 				return Retried
 			}
-			r.spec.Log.Error("could not answer a message on its last delivery", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "cause", cause, "err", err)
+			r.spec.Log.Error("could not answer a message on its last delivery", append(m.logAttrs(r.spec.Stage), "cause", cause, "err", err)...)
 		}
 	}
 	if err := DeadLetter(ctx, r.js, r.spec.Space, m.Subject.Tenant, r.spec.Stage, m.Raw, cause, r.spec.Log); err != nil {
 		// The answer is out (or there is none); the record is not. The
 		// next delivery tries again — the answer is idempotent.
-		r.spec.Log.Error("dead letter refused; retrying", "stage", r.spec.Stage, "subject", m.Raw.Subject(), "cause", cause, "err", err)
+		r.spec.Log.Error("dead letter refused; retrying", append(m.logAttrs(r.spec.Stage), "cause", cause, "err", err)...)
 		_ = m.Raw.NakWithDelay(r.spec.Backoff.Delay(m.Delivered))
 		return Retried
 	}
 	return DeadLettered
+}
+
+// logAttrs are the attributes of every line about m: the stage, the
+// subject and, as far as they are known, the call's tenant, turn and seq.
+func (m *Msg) logAttrs(stage string) []any {
+	return []any{"stage", stage, "subject", m.Raw.Subject(), "tenant", m.Subject.Tenant, "turn", m.Subject.Turn, "seq", m.Meta.Seq}
 }
