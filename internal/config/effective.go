@@ -1,0 +1,106 @@
+package config
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/tool/builtin/sandbox"
+	"github.com/toolwire/toolwire/tool/mcp"
+)
+
+// Redacted stands in for a secret in what Effective shows.
+const Redacted = "<redacted>"
+
+// Overrides are what the environment or the flags set over the file; the
+// binary reads them (the configuration never reads the environment).
+type Overrides struct {
+	// ToolSearch and its source ("env TOOLWIRE_TOOL_SEARCH"), when set.
+	ToolSearch, ToolSearchFrom string
+	// MaxConcurrency and its source, when set (> 0).
+	MaxConcurrency     int
+	MaxConcurrencyFrom string
+}
+
+// Effective is the configuration a process runs with — the file's fields,
+// the overrides and every default filled in — with its secrets redacted:
+// what `toolwire config print` shows.
+type Effective struct {
+	File           string             `json:"file"`
+	Deny           []string           `json:"deny"`
+	ToolSearch     Sourced[string]    `json:"tool_search"`
+	MaxConcurrency Sourced[int]       `json:"max_tool_use_concurrency"`
+	Permissions    *Permissions       `json:"permissions,omitempty"`
+	MCPServers     []mcp.ServerConfig `json:"mcp_servers"`
+	Limits         schemas.Limits     `json:"limits"`
+	APITenants     map[string]string  `json:"api_tenants"`
+	Bash           sandbox.Policy     `json:"bash"`
+}
+
+// Sourced is a value and where it came from: "file", "default", or the
+// variable or flag that set it.
+type Sourced[T any] struct {
+	Value T      `json:"value"`
+	From  string `json:"from"`
+}
+
+// Effective is c (nil: no file, read from path) with o laid over it and
+// the defaults filled in; defaultConcurrency is the pipeline's own default.
+func (c *Config) Effective(path string, o Overrides, defaultConcurrency int) Effective {
+	e := Effective{File: path, Deny: []string{}, MCPServers: []mcp.ServerConfig{}, APITenants: map[string]string{},
+		ToolSearch:     Sourced[string]{c.ToolSearchMode().String(), "default"},
+		MaxConcurrency: Sourced[int]{defaultConcurrency, "default"},
+		Limits:         schemas.DefaultLimits(),
+		Bash:           c.BashPolicy(),
+	}
+	if c != nil {
+		e.Deny = append(e.Deny, c.Deny...)
+		if c.ToolSearch != "" {
+			e.ToolSearch.From = "file"
+		}
+		e.Permissions = c.Permissions
+		e.Limits = c.Limits.WithDefaults()
+		for _, s := range c.MCPServers {
+			e.MCPServers = append(e.MCPServers, redactServer(s))
+		}
+		if c.API != nil {
+			for name, t := range c.API.Tenants {
+				e.APITenants[name] = Redacted
+				if t.TokenFile != "" {
+					e.APITenants[name] = "token_file " + t.TokenFile
+				}
+			}
+		}
+	}
+	if o.ToolSearch != "" {
+		e.ToolSearch = Sourced[string]{o.ToolSearch, o.ToolSearchFrom}
+	}
+	if o.MaxConcurrency > 0 {
+		e.MaxConcurrency = Sourced[int]{o.MaxConcurrency, o.MaxConcurrencyFrom}
+	}
+	if e.Bash.Limits == nil {
+		l := sandbox.DefaultLimits()
+		e.Bash.Limits = &l
+	}
+	return e
+}
+
+// redactServer hides an MCP server's environment values and headers,
+// which commonly hold its credentials, and keeps their names.
+func redactServer(s mcp.ServerConfig) mcp.ServerConfig {
+	s.Args = slices.Clone(s.Args)
+	env := make([]string, len(s.Env))
+	for i, kv := range s.Env {
+		name, _, _ := strings.Cut(kv, "=")
+		env[i] = name + "=" + Redacted
+	}
+	s.Env = env
+	if s.Headers != nil {
+		h := make(map[string]string, len(s.Headers))
+		for k := range s.Headers {
+			h[k] = Redacted
+		}
+		s.Headers = h
+	}
+	return s
+}
