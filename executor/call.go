@@ -330,7 +330,7 @@ func (e *Executor) answer(ctx context.Context, m *stage.Msg, cause error) error 
 		// tells the router that the turn is over: the lease goes first.
 		e.tryMarkDone(ctx, c, r, m)
 	}
-	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, r) }); err != nil {
+	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, c.meta.UseTime, r) }); err != nil {
 		return err
 	}
 	if !c.malformed {

@@ -249,7 +249,7 @@ func (e *Executor) finish(ctx context.Context, c *call, r *schemas.ToolResult, c
 	// The turn's count, when the router knew it, lets reorder complete
 	// the turn from its results.
 	r.TurnCalls = c.d.Calls
-	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, r) }); err != nil {
+	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, c.meta.UseTime, r) }); err != nil {
 		return err
 	}
 	outcome := "ok"

@@ -268,7 +268,11 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 				cur.done = true
 			} else {
 				cur.delivered++
-				r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageReorder, Tenant: p.Tenant, Tool: toolOf(res), Outcome: "delivered"})
+				var e2e time.Duration
+				if used := schemas.UseTimeOf(h); !used.IsZero() {
+					e2e = max(time.Since(used), 0)
+				}
+				r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageReorder, Tenant: p.Tenant, Tool: toolOf(res), Outcome: "delivered", E2E: e2e})
 			}
 			continue
 		}

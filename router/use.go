@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -93,7 +94,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	if d.Lease = lease.Snapshot(written); d.Lease != nil {
 		d.LeaseRev = rev
 	}
-	if err := r.publish(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), "", p, meta.TraceParent, u.Seq, d); err != nil {
+	if err := r.publishUsed(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), "", p, meta.TraceParent, meta.Time, u.Seq, d); err != nil {
 		return err
 	}
 	r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageRouter, Tenant: p.Tenant, Tool: rt.name, Outcome: "routed"})
@@ -311,7 +312,13 @@ func (r *Router) subjectHasMsg(ctx context.Context, subject string) bool {
 }
 
 func (r *Router) publish(ctx context.Context, subject, msgID string, p subjects.Parsed, trace string, seq int, data schemas.Data) error {
-	h, body, err := schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq, TraceParent: trace}, data)
+	return r.publishUsed(ctx, subject, msgID, p, trace, time.Time{}, seq, data)
+}
+
+// publishUsed is publish for an event about a call whose tool_use was
+// published at used (zero: unknown).
+func (r *Router) publishUsed(ctx context.Context, subject, msgID string, p subjects.Parsed, trace string, used time.Time, seq int, data schemas.Data) error {
+	h, body, err := schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq, TraceParent: trace, UseTime: used}, data)
 	if err != nil {
 		return fmt.Errorf("router: encode %s: %w", data.EventType(), err)
 	}

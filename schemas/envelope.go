@@ -32,6 +32,7 @@ const (
 	hdrSeq         = "ce-seq"
 	hdrCalls       = "ce-calls"
 	hdrTraceParent = "ce-traceparent"
+	hdrUseTime     = "ce-usetime"
 )
 
 // Meta is the CloudEvents envelope of an event.
@@ -52,6 +53,10 @@ type Meta struct {
 	// count, and the turn completes.
 	Calls       int
 	TraceParent string
+	// UseTime is when the call's tool_use was published (its ce-time),
+	// carried on its dispatch and result: what end-to-end latency is
+	// measured from. Zero on other events.
+	UseTime time.Time
 	// ContentType is the data's encoding; empty means msgpack on encode.
 	ContentType string
 }
@@ -113,7 +118,25 @@ func Encode(meta Meta, data Data) (nats.Header, []byte, error) {
 		set(hdrCalls, strconv.Itoa(meta.Calls))
 	}
 	set(hdrTraceParent, meta.TraceParent)
+	if !meta.UseTime.IsZero() {
+		set(hdrUseTime, meta.UseTime.UTC().Format(time.RFC3339Nano))
+	}
 	return h, body, nil
+}
+
+// UseTimeOf is the ce-usetime of an event's headers (Meta.UseTime), zero
+// when absent or malformed: for a stage that measures without decoding.
+func UseTimeOf(h nats.Header) time.Time {
+	vs := h[hdrUseTime]
+	if len(vs) == 0 {
+		return time.Time{}
+	}
+	v, err := percentDecode(vs[0])
+	if err != nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339Nano, v)
+	return t
 }
 
 // checkMeta applies the CloudEvents rules through the SDK's own validation,
@@ -217,6 +240,12 @@ func (l Limits) Decode(h nats.Header, body []byte) (Meta, Data, error) {
 	}
 	if meta.TraceParent, err = get(hdrTraceParent, false); err != nil {
 		return meta, nil, err
+	}
+	if ut, err := get(hdrUseTime, false); err != nil {
+		return meta, nil, err
+	} else if ut != "" {
+		// Only a measure: a bad value is left out, not refused.
+		meta.UseTime, _ = time.Parse(time.RFC3339Nano, ut)
 	}
 	ct, err := get(hdrContentType, false)
 	if err != nil {

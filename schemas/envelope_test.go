@@ -134,3 +134,25 @@ func TestDecodeWithoutContentTypeIsMsgpack(t *testing.T) {
 		t.Errorf("got %+v %+v", meta, d)
 	}
 }
+
+// TestUseTime: ce-usetime round-trips, is left out when zero, and a bad
+// value is ignored rather than refusing the event.
+func TestUseTime(t *testing.T) {
+	used := time.Date(2026, 12, 1, 10, 0, 0, 123456789, time.UTC)
+	h, body, err := Encode(Meta{Source: "/t", Tenant: "a", Turn: "t", Seq: 0, UseTime: used}, &TurnCancel{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, _, err := Decode(h, body)
+	if err != nil || !meta.UseTime.Equal(used) || !UseTimeOf(h).Equal(used) {
+		t.Fatalf("round trip: %v %v %v", meta.UseTime, UseTimeOf(h), err)
+	}
+	h.Set("ce-usetime", "yesterday")
+	if meta, _, err := Decode(h, body); err != nil || !meta.UseTime.IsZero() || !UseTimeOf(h).IsZero() {
+		t.Errorf("a bad ce-usetime: %v %v", meta.UseTime, err)
+	}
+	h2, _, _ := Encode(Meta{Source: "/t", Tenant: "a", Turn: "t", Seq: 0}, &TurnCancel{})
+	if _, ok := h2["ce-usetime"]; ok {
+		t.Error("a zero use time is encoded")
+	}
+}

@@ -144,6 +144,7 @@ func TestServeProcess(t *testing.T) {
 		`toolwire_calls_total{outcome="ok",stage="executor",tenant="default",tool="Noop"} 1`,
 		`toolwire_calls_total{outcome="delivered",stage="reorder",tenant="default",tool="Noop"} 1`,
 		`toolwire_call_duration_seconds_count{outcome="ok",tool="Bash"} 1`,
+		`toolwire_e2e_latency_seconds_count{tenant="default"} 2`,
 		`toolwire_dead_letters_total{stage="router",tenant="default"} 1`,
 		`toolwire_deliveries_total{outcome="acked",stage="executor",tenant="default"} 2`,
 		`toolwire_consumer_pending_messages{consumer="exec-default",stage="executor",stream="TW_EXEC"} 0`,

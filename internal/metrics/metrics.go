@@ -23,6 +23,7 @@ const OtherTenant = "_other"
 type Metrics struct {
 	calls        *prometheus.CounterVec
 	duration     *prometheus.HistogramVec
+	e2e          *prometheus.HistogramVec
 	deliveries   *prometheus.CounterVec
 	handling     *prometheus.HistogramVec
 	deadLetters  *prometheus.CounterVec
@@ -44,6 +45,11 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "How long calls ran in their tool, by tool and outcome.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10), // 1 ms to 262 s
 		}, []string{"tool", "outcome"}),
+		e2e: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "toolwire_e2e_latency_seconds",
+			Help:    "From a call's tool_use being published to its result being delivered in call order, for calls that ran.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 11), // 0.5 ms to 524 s
+		}, []string{"tenant"}),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolwire_deliveries_total",
 			Help: "Messages a stage handled, by what became of them: acked, retried, dead_lettered, left.",
@@ -63,7 +69,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"stage", "tenant"}),
 		tenants: map[string]bool{},
 	}
-	for _, c := range []prometheus.Collector{m.calls, m.duration, m.deliveries, m.handling, m.deadLetters, m.redeliveries} {
+	for _, c := range []prometheus.Collector{m.calls, m.duration, m.e2e, m.deliveries, m.handling, m.deadLetters, m.redeliveries} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -92,6 +98,9 @@ func (m *Metrics) call(e stage.CallEvent) {
 	m.calls.WithLabelValues(e.Stage, m.tenant(e.Tenant), e.Tool, e.Outcome).Inc()
 	if e.Stage == "executor" && e.Outcome != "handed_back" {
 		m.duration.WithLabelValues(e.Tool, e.Outcome).Observe(e.Ran.Seconds())
+	}
+	if e.E2E > 0 {
+		m.e2e.WithLabelValues(m.tenant(e.Tenant)).Observe(e.E2E.Seconds())
 	}
 }
 

@@ -152,6 +152,9 @@ type CallEvent struct {
 	Outcome string
 	// Ran is how long the tool ran (executor; 0 elsewhere).
 	Ran time.Duration
+	// E2E is from the call's tool_use being published to its result
+	// being delivered in order (reorder; 0 when unknown).
+	E2E time.Duration
 }
 
 // OnCall tells the Call hook of e, if there is one.
