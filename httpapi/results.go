@@ -180,13 +180,9 @@ func waitDone(ctx context.Context, c *client.Client, turn string) <-chan int {
 	ch := make(chan int, 1)
 	go func() {
 		defer close(ch)
-		for d, err := range c.Results(ctx, turn) {
-			if err != nil {
-				return
-			}
+		for d := range follow(ctx, c, turn) {
 			if d.Done != nil {
 				ch <- d.Done.Results
-				return
 			}
 		}
 	}()

@@ -268,11 +268,9 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 				cur.done = true
 			} else {
 				cur.delivered++
-				var e2e time.Duration
-				if used := schemas.UseTimeOf(h); !used.IsZero() {
-					e2e = max(time.Since(used), 0)
+				if r.cfg.Hooks.Call != nil {
+					r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageReorder, Tenant: p.Tenant, Tool: toolOf(res), Outcome: "delivered", E2E: sinceUse(h)})
 				}
-				r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageReorder, Tenant: p.Tenant, Tool: toolOf(res), Outcome: "delivered", E2E: e2e})
 			}
 			continue
 		}
@@ -476,4 +474,14 @@ func toolOf(res *schemas.ToolResult) string {
 		return ""
 	}
 	return res.Name
+}
+
+// sinceUse is how long ago the call of a result's headers was published
+// (ce-usetime), 0 when they do not say.
+func sinceUse(h nats.Header) time.Duration {
+	used := schemas.UseTimeOf(h)
+	if used.IsZero() {
+		return 0
+	}
+	return max(time.Since(used), 0)
 }

@@ -342,6 +342,20 @@ func (s Space) ParseResult(subject string) (Parsed, error) {
 	return p, nil
 }
 
+// ParseApproval parses an approval subject; Kind is "request" or
+// "decision".
+func (s Space) ParseApproval(subject string) (Parsed, error) {
+	t := strings.Split(subject, ".")
+	if len(t) != 6 || t[0] != s.prefix || t[2] != "approval" || (t[5] != "request" && t[5] != "decision") {
+		return Parsed{}, fmt.Errorf("%w: %q is not %s.<tenant>.approval.<turn>.<seq>.request|decision", ErrBadSubject, subject, s.prefix)
+	}
+	seq, err := strconv.Atoi(t[4])
+	if err != nil || seq < 0 {
+		return Parsed{}, fmt.Errorf("%w: %q has a bad seq %q", ErrBadSubject, subject, t[4])
+	}
+	return Parsed{Tenant: t[1], Turn: t[3], Kind: t[5], Seq: seq}, nil
+}
+
 // ParseDLQ parses a dead-letter subject; Kind is the stage that gave up.
 func (s Space) ParseDLQ(subject string) (Parsed, error) {
 	t := strings.Split(subject, ".")

@@ -31,7 +31,7 @@ and the turn is closed at the calls seen so far.`,
 			if err != nil {
 				return usageError("cancel: %w", err)
 			}
-			natsURL = natsURL0(cmd, natsURL)
+			natsURL = natsURLOrEnv(cmd, natsURL)
 			nc, err := nats.Connect(natsURL, append([]nats.Option{nats.Name("toolwire-cancel")}, opts...)...)
 			if err != nil {
 				return fmt.Errorf("cancel: connect %s: %w", natsURL, err)

@@ -37,7 +37,7 @@ fail is fixed. A letter is named by its sequence in the dead-letter stream.`,
 		if err != nil {
 			return nil, nil, usageError("dlq: %w", err)
 		}
-		natsURL = natsURL0(cmd, natsURL)
+		natsURL = natsURLOrEnv(cmd, natsURL)
 		nc, err := nats.Connect(natsURL, append([]nats.Option{nats.Name("toolwire-dlq")}, opts...)...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("dlq: connect %s: %w", natsURL, err)

@@ -84,8 +84,8 @@ func (a *natsAuth) options() ([]nats.Option, error) {
 	return opts, nil
 }
 
-// natsURL0 is the --nats of cmd, or $NATS_URL when the flag was not given.
-func natsURL0(cmd *cobra.Command, url string) string {
+// natsURLOrEnv is the --nats of cmd, or $NATS_URL when the flag was not given.
+func natsURLOrEnv(cmd *cobra.Command, url string) string {
 	if !cmd.Flags().Changed("nats") {
 		if env := os.Getenv("NATS_URL"); env != "" {
 			return env

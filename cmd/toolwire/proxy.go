@@ -47,7 +47,7 @@ Formats: ` + strings.Join(formats.Names(), ", ") + `.`,
 			if err != nil {
 				return usageError("proxy: %w", err)
 			}
-			f.natsURL = natsURL0(cmd, f.natsURL)
+			f.natsURL = natsURLOrEnv(cmd, f.natsURL)
 			nc, err := nats.Connect(f.natsURL, append([]nats.Option{nats.Name("toolwire-proxy"), nats.MaxReconnects(-1)}, opts...)...)
 			if err != nil {
 				return fmt.Errorf("proxy: connect %s: %w", f.natsURL, err)

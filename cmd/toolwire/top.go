@@ -49,7 +49,7 @@ the screen is redrawn in place.`,
 			if err != nil {
 				return usageError("top: %w", err)
 			}
-			natsURL = natsURL0(cmd, natsURL)
+			natsURL = natsURLOrEnv(cmd, natsURL)
 			nc, err := nats.Connect(natsURL, append([]nats.Option{nats.Name("toolwire-top")}, opts...)...)
 			if err != nil {
 				return fmt.Errorf("top: connect %s: %w", natsURL, err)

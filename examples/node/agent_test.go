@@ -13,7 +13,6 @@ import (
 	"github.com/toolwire/toolwire/httpapi"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
-	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool/builtin"
 )
 
@@ -24,18 +23,10 @@ func TestAgentExample(t *testing.T) {
 	}
 	srv := testenv.Server(t)
 	testenv.Pipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, builtin.Tools()...), Executors: 2, WorkDir: t.TempDir()})
-	api, err := httpapi.New(httpapi.Config{Conn: testenv.Conn(t, srv, "api"), Space: subjects.Default()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := httpapi.Listen("127.0.0.1:0", api)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close(context.Background()) })
+	base := testenv.API(t, srv, httpapi.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, node, "agent.mjs", "--api", "http://"+ln.Addr()).CombinedOutput()
+	out, err := exec.CommandContext(ctx, node, "agent.mjs", "--api", base).CombinedOutput()
 	if err != nil {
 		t.Fatalf("agent.mjs: %v\n%s", err, out)
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/toolwire/toolwire/internal/proxy"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
-	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/tool/builtin"
 )
@@ -36,17 +35,7 @@ func TestProxyExamples(t *testing.T) {
 	for _, tl := range reg.Tools() {
 		entries = append(entries, tool.Entry{Tool: tl})
 	}
-	api, err := httpapi.New(httpapi.Config{Conn: testenv.Conn(t, srv, "api"), Space: subjects.Default(),
-		Tools: func(f tool.Format) ([]byte, error) { return tool.Render(f, entries) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	apiSrv, err := httpapi.Listen("127.0.0.1:0", api)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = apiSrv.Close(context.Background()) })
-	apiURL := "http://" + apiSrv.Addr()
+	apiURL := testenv.API(t, srv, httpapi.Config{Tools: func(f tool.Format) ([]byte, error) { return tool.Render(f, entries) }})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 

@@ -13,7 +13,6 @@ import (
 	"github.com/toolwire/toolwire/httpapi"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
-	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool/builtin"
 )
 
@@ -27,19 +26,10 @@ func TestAgentExample(t *testing.T) {
 	}
 	srv := testenv.Server(t)
 	testenv.Pipeline(t, srv, pipeline.Config{Tools: testenv.Registry(t, builtin.Tools()...), Executors: 2, WorkDir: t.TempDir()})
-	api, err := httpapi.New(httpapi.Config{Conn: testenv.Conn(t, srv, "api"), Space: subjects.Default()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := httpapi.Listen("127.0.0.1:0", api)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close(context.Background()) })
-
+	base := testenv.API(t, srv, httpapi.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "agent.py", "--api", "http://"+ln.Addr())
+	cmd := exec.CommandContext(ctx, python, "agent.py", "--api", base)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("agent.py: %v\n%s", err, out)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/subjects"
 )
 
@@ -43,18 +44,10 @@ func (c *consumers) Describe(ch chan<- *prometheus.Desc) {
 func (c *consumers) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeWait)
 	defer cancel()
-	for _, st := range []struct{ stage, stream string }{
-		{subjects.StageRouter, c.space.InStream()}, {subjects.StageExecutor, c.space.ExecStream()}, {subjects.StageReorder, c.space.ResultStream()},
-	} {
-		s, err := c.js.Stream(ctx, st.stream)
-		if err != nil {
-			continue
-		}
-		infos := s.ListConsumers(ctx)
-		for ci := range infos.Info() {
-			ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(ci.NumPending), st.stage, st.stream, ci.Name)
-			ch <- prometheus.MustNewConstMetric(c.ackPending, prometheus.GaugeValue, float64(ci.NumAckPending), st.stage, st.stream, ci.Name)
-			ch <- prometheus.MustNewConstMetric(c.redel, prometheus.GaugeValue, float64(ci.NumRedelivered), st.stage, st.stream, ci.Name)
-		}
-	}
+	// A stream that does not answer leaves its series out of this scrape.
+	_ = provision.EachStageConsumer(ctx, c.js, c.space, func(stage, stream string, ci *jetstream.ConsumerInfo) {
+		ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(ci.NumPending), stage, stream, ci.Name)
+		ch <- prometheus.MustNewConstMetric(c.ackPending, prometheus.GaugeValue, float64(ci.NumAckPending), stage, stream, ci.Name)
+		ch <- prometheus.MustNewConstMetric(c.redel, prometheus.GaugeValue, float64(ci.NumRedelivered), stage, stream, ci.Name)
+	})
 }

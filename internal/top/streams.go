@@ -2,39 +2,26 @@ package top
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/subjects"
 )
 
 // consumers reads the backlog of every consumer of the stage streams.
 func consumers(ctx context.Context, js jetstream.JetStream, sp subjects.Space) ([]Consumer, error) {
 	out := []Consumer{}
-	var errs []error
-	for _, st := range []struct{ stage, stream string }{
-		{"router", sp.InStream()}, {"executor", sp.ExecStream()}, {"reorder", sp.ResultStream()},
-	} {
-		s, err := js.Stream(ctx, st.stream)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("top: stream %s: %w", st.stream, err))
-			continue
-		}
-		infos := s.ListConsumers(ctx)
-		for ci := range infos.Info() {
-			out = append(out, Consumer{
-				Stage: st.stage, Stream: st.stream, Consumer: ci.Name,
-				Pending: ci.NumPending, AckPending: ci.NumAckPending, Redelivered: ci.NumRedelivered, Waiting: ci.NumWaiting,
-			})
-		}
-		if err := infos.Err(); err != nil {
-			errs = append(errs, fmt.Errorf("top: consumers of %s: %w", st.stream, err))
-		}
+	err := provision.EachStageConsumer(ctx, js, sp, func(stage, stream string, ci *jetstream.ConsumerInfo) {
+		out = append(out, Consumer{
+			Stage: stage, Stream: stream, Consumer: ci.Name,
+			Pending: ci.NumPending, AckPending: ci.NumAckPending, Redelivered: ci.NumRedelivered, Waiting: ci.NumWaiting,
+		})
+	})
+	if err != nil {
+		return out, fmt.Errorf("top: %w", err)
 	}
-	return out, errors.Join(errs...)
+	return out, nil
 }
 
 // deadLetters is the DLQ stream's message count.
@@ -67,17 +54,11 @@ func approvalsWaiting(ctx context.Context, js jetstream.JetStream, sp subjects.S
 	}
 	n := 0
 	for subject := range info.State.Subjects {
-		// prefix.tenant.approval.turn.seq.request
-		t := strings.Split(subject, ".")
-		if len(t) != 6 || t[5] != "request" {
+		p, err := sp.ParseApproval(subject)
+		if err != nil || p.Kind != "request" || !open[sp.LeaseKey(p.Tenant, p.Turn)][p.Seq] {
 			continue
 		}
-		seq, err := strconv.Atoi(t[4])
-		if err != nil || !open[sp.LeaseKey(t[1], t[3])][seq] {
-			continue
-		}
-		decision := strings.Join(append(t[:5:5], "decision"), ".")
-		if _, decided := info.State.Subjects[decision]; !decided {
+		if _, decided := info.State.Subjects[sp.ApprovalDecision(p.Tenant, p.Turn, p.Seq)]; !decided {
 			n++
 		}
 	}
