@@ -1,0 +1,159 @@
+package deploy_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/pipeline"
+	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// The three member files boot a JetStream cluster (their ports moved to
+// free ones on loopback, their stores to temporary directories); the
+// stages sign in as the account's user and provision it; the monitoring
+// endpoint shows the executors' consumer where KEDA looks for it.
+func TestClusterBootsFromTheConfiguration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots a 3-node NATS cluster")
+	}
+	setSecrets(t)
+	type member struct {
+		opts                    *server.Options
+		client, route, monitor int
+	}
+	var ms []member
+	byName := map[string]int{}
+	for i, f := range members {
+		o, err := server.ProcessConfigFile(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		ms = append(ms, member{opts: o, client: freePort(t), route: freePort(t), monitor: freePort(t)})
+		byName[o.ServerName] = i
+	}
+	var servers []*server.Server
+	for _, m := range ms {
+		o := m.opts
+		o.Host, o.Port = "127.0.0.1", m.client
+		o.Cluster.Host, o.Cluster.Port = "127.0.0.1", m.route
+		o.HTTPHost, o.HTTPPort = "127.0.0.1", m.monitor
+		o.StoreDir = t.TempDir()
+		o.NoLog, o.NoSigs = true, true
+		for _, r := range o.Routes {
+			j, ok := byName[r.Hostname()]
+			if !ok {
+				t.Fatalf("%s: route %s names no member", o.ServerName, r)
+			}
+			r.Host = "127.0.0.1:" + strconv.Itoa(ms[j].route)
+		}
+		s, err := server.NewServer(o)
+		if err != nil {
+			t.Fatalf("%s: %v", o.ServerName, err)
+		}
+		go s.Start()
+		t.Cleanup(s.Shutdown)
+		servers = append(servers, s)
+	}
+	start := time.Now()
+	for time.Since(start) < 30*time.Second && !slices.ContainsFunc(servers, (*server.Server).JetStreamIsLeader) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !slices.ContainsFunc(servers, (*server.Server).JetStreamIsLeader) {
+		t.Fatal("no JetStream meta leader after 30 s")
+	}
+	t.Logf("meta leader elected after %s", time.Since(start).Round(time.Millisecond))
+
+	var urls []string
+	for _, m := range ms {
+		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", m.client))
+	}
+	if nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(0)); err == nil {
+		nc.Close()
+		t.Fatal("an anonymous client was let in")
+	}
+	dial := func(name string, opts ...nats.Option) (*nats.Conn, error) {
+		return nats.Connect(strings.Join(urls, ","), append([]nats.Option{nats.Name(name), nats.UserInfo("toolwire", testSecrets["TOOLWIRE_NATS_PASSWORD"])}, opts...)...)
+	}
+	reg, err := tool.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := pipeline.Start(ctx, dial, pipeline.Config{Space: subjects.Default(), Tools: reg, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("the stages on the cluster: %v", err)
+	}
+	defer p.Stop()
+
+	// What KEDA's nats-jetstream trigger reads, from the same manifests.
+	so := byKind(manifests(t), "ScaledObject")[0]
+	md := strMap(dig(list(dig(so.m, "spec", "triggers"))[0], "metadata"))
+	var leader string
+	for _, m := range ms {
+		u := fmt.Sprintf("http://127.0.0.1:%d/jsz?acc=%s&consumers=true&config=true", m.monitor, url.QueryEscape(md["account"]))
+		var jsz struct {
+			Meta struct {
+				Size int `json:"cluster_size"`
+			} `json:"meta_cluster"`
+			Accounts []struct {
+				Name    string `json:"name"`
+				Streams []struct {
+					Name      string `json:"name"`
+					Consumers []struct {
+						Name    string `json:"name"`
+						Cluster struct {
+							Leader string `json:"leader"`
+						} `json:"cluster"`
+					} `json:"consumer_detail"`
+				} `json:"stream_detail"`
+			} `json:"account_details"`
+		}
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&jsz)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if jsz.Meta.Size != len(members) {
+			t.Errorf("%s: meta cluster of %d, want %d", u, jsz.Meta.Size, len(members))
+		}
+		for _, a := range jsz.Accounts {
+			for _, s := range a.Streams {
+				for _, c := range s.Consumers {
+					if a.Name == md["account"] && s.Name == md["stream"] && c.Name == md["consumer"] {
+						leader = c.Cluster.Leader
+					}
+				}
+			}
+		}
+	}
+	if _, ok := byName[leader]; !ok {
+		t.Fatalf("no member's /jsz shows consumer %s of stream %s in account %s with a leader among %v (leader %q)", md["consumer"], md["stream"], md["account"], byName, leader)
+	}
+}
