@@ -40,7 +40,7 @@ func TestClusterBootsFromTheConfiguration(t *testing.T) {
 	}
 	setSecrets(t)
 	type member struct {
-		opts                    *server.Options
+		opts                   *server.Options
 		client, route, monitor int
 	}
 	var ms []member
