@@ -89,3 +89,75 @@ func Example() {
 	//   }
 	// ]
 }
+
+// A tool's predicates answer for one call's input, not for the tool: a
+// query tool is safe to run beside other calls, and may run again after
+// its worker died, only when the statement reads (a prefix check stands in
+// for a real parser here). Input it cannot parse
+// is reported as an error, which counts as false: the call then runs
+// alone, and is not run a second time.
+func Example_predicates() {
+	reads := func(raw json.RawMessage) (bool, error) {
+		var in struct {
+			SQL string `json:"sql"`
+		}
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return false, err
+		}
+		return strings.HasPrefix(strings.ToUpper(strings.TrimSpace(in.SQL)), "SELECT "), nil
+	}
+	query := tool.MustBuild(tool.Definition{
+		Name:        "Query",
+		Description: "Runs one SQL statement.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"sql":{"type":"string"}},"required":["sql"]}`),
+		Call: func(context.Context, json.RawMessage, tool.TurnContext, tool.Progress) (tool.Result, error) {
+			return tool.Result{Content: "ok"}, nil
+		},
+		ConcurrencySafe: reads,
+		ReadOnly:        reads,
+	})
+	for _, in := range []string{`{"sql":"select * from t"}`, `{"sql":"delete from t"}`, `not json`} {
+		s := query.Safety(json.RawMessage(in))
+		fmt.Printf("%-26s safe=%v read-only=%v failed=%v\n", in, s.ConcurrencySafe, s.ReadOnly, s.Err != nil)
+	}
+	// Output:
+	// {"sql":"select * from t"}  safe=true read-only=true failed=false
+	// {"sql":"delete from t"}    safe=false read-only=false failed=false
+	// not json                   safe=false read-only=false failed=true
+}
+
+// A tool with a side effect hands its call's idempotency key to the
+// service it acts on, which performs the effect once per key. The
+// executor sets TurnContext.IdempotencyKey from the call's tenant, turn,
+// tool_use id, tool and input, so every attempt of one call carries the
+// same key (two spellings of the same arguments too), and any other call
+// another.
+func ExampleIdempotencyKey() {
+	k1 := tool.IdempotencyKey("acme", "turn_1", "toolu_01", "Pay", json.RawMessage(`{"to":"bob","cents":500}`))
+	k2 := tool.IdempotencyKey("acme", "turn_1", "toolu_01", "Pay", json.RawMessage(`{ "cents": 500, "to": "bob" }`))
+	k3 := tool.IdempotencyKey("acme", "turn_1", "toolu_02", "Pay", json.RawMessage(`{"to":"bob","cents":500}`))
+	fmt.Println(strings.HasPrefix(k1, "twk1_"), len(k1), k1 == k2, k1 == k3)
+
+	// The payment service: it remembers the keys it has acted on.
+	paid := map[string]bool{}
+	pay := tool.MustBuild(tool.Definition{
+		Name:        "Pay",
+		Description: "Pays an amount in cents.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"},"cents":{"type":"integer"}},"required":["to","cents"]}`),
+		Call: func(_ context.Context, _ json.RawMessage, tc tool.TurnContext, _ tool.Progress) (tool.Result, error) {
+			if paid[tc.IdempotencyKey] {
+				return tool.Result{Content: "already paid"}, nil
+			}
+			paid[tc.IdempotencyKey] = true
+			return tool.Result{Content: "paid"}, nil
+		},
+	})
+	for range 2 {
+		res, _ := pay.Call(context.Background(), json.RawMessage(`{"to":"bob","cents":500}`), tool.TurnContext{IdempotencyKey: k1}, nil)
+		fmt.Println(res.Content)
+	}
+	// Output:
+	// true 37 true false
+	// paid
+	// already paid
+}
