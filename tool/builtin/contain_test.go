@@ -149,10 +149,11 @@ func TestBashMemoryLimit(t *testing.T) {
 // the policy's paths, and nothing else.
 func TestBashWritesConfined(t *testing.T) {
 	eachBackend(t, func(t *testing.T, p sandbox.Policy) {
-		// Not under /tmp, which every command may write.
+		// Not under /tmp, which every command may write. A command run
+		// by root tries to remount the root writable first.
 		dir, outside := t.TempDir(), outsideTmp(t)
 		res := bashUnder(t, p, dir, fmt.Sprintf(`echo in > inside.txt && echo ok-inside
-echo out > %s/outside.txt && echo wrote-outside
+mount -o remount,rw / 2>/dev/null; echo out > %s/outside.txt && echo wrote-outside
 echo tmp > /tmp/toolwire-sandbox-test.$$ && rm /tmp/toolwire-sandbox-test.$$ && echo ok-tmp
 echo dev > /dev/null && echo ok-dev`, outside))
 		for _, want := range []string{"ok-inside", "ok-tmp", "ok-dev"} {

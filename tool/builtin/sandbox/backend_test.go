@@ -77,7 +77,7 @@ func TestBwrapArgs(t *testing.T) {
 	real, _ := filepath.EvalSymlinks(dir)
 	got := strings.Join(bwrapArgs(writableMounts([]string{dir, "", "/nonexistent/path"}), dir, false), " ")
 	want := "--ro-bind / / --dev /dev --proc /proc --bind " + tmp + " " + tmp + " --bind " + real + " " + real +
-		" --unshare-pid --unshare-ipc --unshare-uts --unshare-net --die-with-parent --new-session --chdir " + dir
+		" --unshare-pid --unshare-ipc --unshare-uts --unshare-net --cap-drop ALL --die-with-parent --new-session --chdir " + dir
 	if got != want {
 		t.Errorf("args\n%s\nwant\n%s", got, want)
 	}

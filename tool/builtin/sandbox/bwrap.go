@@ -98,9 +98,9 @@ func writableMounts(paths []string) bwrapMounts {
 // its own, and when its shell ends bwrap's init does too and the kernel
 // kills every process left in the namespace); IPC and UTS namespaces; a
 // network namespace with only a loopback of its own unless network is
-// allowed; a session of its own (no TIOCSTI on a terminal); and death with
-// the process that started it. Bubblewrap drops every capability and sets
-// no_new_privs, so a command run as root cannot remount what it was given.
+// allowed; no capability (bwrap run by root would keep them all, and a
+// command could then remount the root writable); a session of its own (no
+// TIOCSTI on a terminal); and death with the process that started it.
 func bwrapArgs(m bwrapMounts, dir string, network bool) []string {
 	args := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
 	for _, w := range m.writable {
@@ -110,7 +110,7 @@ func bwrapArgs(m bwrapMounts, dir string, network bool) []string {
 	if !network {
 		args = append(args, "--unshare-net")
 	}
-	args = append(args, "--die-with-parent", "--new-session")
+	args = append(args, "--cap-drop", "ALL", "--die-with-parent", "--new-session")
 	if dir != "" {
 		args = append(args, "--chdir", dir)
 	}
