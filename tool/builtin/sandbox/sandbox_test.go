@@ -31,7 +31,8 @@ func shell(t *testing.T) string {
 // death by a signal as that signal.
 func TestStatusAndExit(t *testing.T) {
 	ctx := context.Background()
-	cmd, underInit, err := sandbox.Policy{}.Command(ctx, shell(t), "exit 7", t.TempDir(), nil)
+	p := sandbox.Policy{Sandbox: sandbox.BackendLandlock} // the init, with Landlock or without
+	cmd, underInit, err := p.Command(ctx, shell(t), "exit 7", t.TempDir(), nil)
 	if err != nil || !underInit {
 		t.Fatalf("Command: under init %v, %v", underInit, err)
 	}
@@ -39,7 +40,7 @@ func TestStatusAndExit(t *testing.T) {
 	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 7 {
 		t.Errorf("exit 7: %v", err)
 	}
-	cmd, _, _ = sandbox.Policy{}.Command(ctx, shell(t), "kill -KILL $$", t.TempDir(), nil)
+	cmd, _, _ = p.Command(ctx, shell(t), "kill -KILL $$", t.TempDir(), nil)
 	err = cmd.Run()
 	if !errors.As(err, &ee) {
 		t.Fatalf("kill: %v", err)
@@ -47,8 +48,10 @@ func TestStatusAndExit(t *testing.T) {
 	if st := ee.Sys().(syscall.WaitStatus); !st.Signaled() || st.Signal() != syscall.SIGKILL {
 		t.Errorf("a command killed by SIGKILL: status %v", st)
 	}
-	if s := sandbox.Status(); s == "" || (sandbox.Contained() && !strings.Contains(s, "Landlock ABI")) {
-		t.Errorf("status %q", s)
+	c := sandbox.Policy{}.Containment()
+	if s := sandbox.Status(); s != c.Status || (c.Backend == sandbox.BackendLandlock) != strings.Contains(s, "Landlock ABI") ||
+		(c.Backend == sandbox.BackendBwrap) != strings.Contains(s, "bubblewrap (") || sandbox.Contained() != c.Confined() {
+		t.Errorf("status %q, containment %+v", s, c)
 	}
 }
 
