@@ -65,16 +65,22 @@ type host struct {
 // Containment is how p's commands are contained here.
 func (p Policy) Containment() Containment {
 	h := host{registered: registered.Load(), abi: landlockABI()}
-	if p.Sandbox == "" || p.Sandbox == BackendAuto || p.Sandbox == BackendBwrap {
+	// bwrap is looked for (and tried, once) only where it may be used.
+	auto := p.Sandbox == "" || p.Sandbox == BackendAuto
+	if p.Sandbox == BackendBwrap || auto && !h.landlockSuffices(p) {
 		h.bwrap, h.bwrapWhy = findBwrap(p.Bwrap)
 	}
 	return choose(p, h)
 }
 
+// landlockSuffices reports whether Landlock confines all p asks here.
+func (h host) landlockSuffices(p Policy) bool {
+	return h.registered && h.abi > 0 && (h.abi >= 4 || p.Network)
+}
+
 // choose picks the backend for p on h and says why.
 func choose(p Policy, h host) Containment {
 	landlock := h.registered && h.abi > 0
-	landlockTCP := landlock && h.abi >= 4
 	noLandlock := "the kernel has no Landlock"
 	switch {
 	case !h.registered:
@@ -97,7 +103,7 @@ func choose(p Policy, h host) Containment {
 		return withBwrap(p, h, "as configured")
 	}
 	switch {
-	case landlock && (landlockTCP || p.Network):
+	case h.landlockSuffices(p):
 		return withLandlock(p, h)
 	case h.bwrap != "":
 		return withBwrap(p, h, "as "+noLandlock)

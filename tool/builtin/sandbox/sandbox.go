@@ -96,7 +96,9 @@ func Status() string { return Policy{}.Containment().Status }
 // Command returns the command that runs script with shell in dir under p,
 // and whether it runs under an init (then stop it with SIGTERM: the init
 // kills what it started and exits; a SIGKILL would let escaped processes
-// live on). extraEnv are NAME=value pairs the command also gets.
+// live on; bubblewrap ends, and its PID namespace with it). extraEnv are
+// NAME=value pairs the command also gets. In strict mode a policy that
+// cannot be confined here is an error saying why.
 func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (cmd *exec.Cmd, underInit bool, err error) {
 	c := p.Containment()
 	if p.Strict && !c.Confined() {
