@@ -20,7 +20,6 @@ import (
 	"github.com/toolwire/toolwire/internal/toolset"
 	"github.com/toolwire/toolwire/pipeline"
 	"github.com/toolwire/toolwire/subjects"
-	"github.com/toolwire/toolwire/tool/builtin/sandbox"
 )
 
 func newServe() *cobra.Command {
@@ -173,7 +172,9 @@ JetStream cluster whose streams keep three replicas:
 			}
 			log.Info("toolwire serving", "nats", where, "stages", stages, "executors", len(p.Workers), "http", httpAddr)
 			if counts[1] > 0 {
-				log.Info("Bash: "+sandbox.Status(), "strict", cfg.BashPolicy().Strict)
+				bash := cfg.BashPolicy()
+				c := bash.Containment()
+				log.Info("Bash: "+c.Status, "backend", c.Backend, "strict", bash.Strict)
 			}
 			<-cmd.Context().Done()
 			log.Info("draining")

@@ -82,6 +82,9 @@ func (c *Config) Effective(path string, o Overrides, defaultConcurrency int) Eff
 		l := sandbox.DefaultLimits()
 		e.Bash.Limits = &l
 	}
+	if e.Bash.Sandbox == "" {
+		e.Bash.Sandbox = sandbox.BackendAuto
+	}
 	return e
 }
 

@@ -64,7 +64,8 @@ func (in bashInput) timeout() time.Duration {
 
 // Bash returns the Bash tool with the default sandbox policy: the
 // environment cut to sandbox.BaseEnv, the default limits, writes confined
-// to the turn's directory and the network off where the kernel can do it.
+// to the turn's directory and the network off with Landlock where the
+// kernel offers it, else with bubblewrap where it is installed.
 func Bash() *tool.Tool { return BashWith(sandbox.Policy{}) }
 
 // BashWith returns the Bash tool under policy. A call is concurrency-safe

@@ -13,7 +13,15 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/tool/builtin/sandbox"
 )
+
+// hostPIDs is the Bash tool under a policy whose commands run in the
+// test's PID namespace, so that the process ids they print are this
+// process's to check, and a death by a signal reads as one (bubblewrap
+// gives a command a PID namespace of its own, and its exit code 128+n for
+// a signal). Without Landlock it runs under the init alone.
+func hostPIDs() *tool.Tool { return BashWith(sandbox.Policy{Sandbox: sandbox.BackendLandlock}) }
 
 // runBash runs one Bash call through the built tool.
 func runBash(t *testing.T, ctx context.Context, dir string, input map[string]any) (tool.Result, error) {
@@ -22,7 +30,7 @@ func runBash(t *testing.T, ctx context.Context, dir string, input map[string]any
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Bash().Call(ctx, raw, tool.TurnContext{WorkDir: dir}, nil)
+	return hostPIDs().Call(ctx, raw, tool.TurnContext{WorkDir: dir}, nil)
 }
 
 // mustBash runs command and fails the test on a Go error.
@@ -194,7 +202,7 @@ func cancelRunningBash(t *testing.T) time.Duration {
 	started := filepath.Join(dir, "started")
 	go func() {
 		raw := json.RawMessage(`{"command":"sleep 30 & echo $$ > started; sleep 30"}`)
-		res, err := Bash().Call(ctx, raw, tool.TurnContext{WorkDir: dir}, nil)
+		res, err := hostPIDs().Call(ctx, raw, tool.TurnContext{WorkDir: dir}, nil)
 		done <- outcome{res, err, time.Now()}
 	}()
 	// Cancel only once the shell runs: a cancel during a slow fork would

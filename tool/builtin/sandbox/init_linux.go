@@ -134,10 +134,11 @@ func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
 // confineThread applies Landlock to the calling thread: read anything,
 // write only the command's directory, the policy's paths and the system's,
 // no TCP unless the policy allows it, and signals and abstract sockets
-// only within the command. A kernel without Landlock leaves it unconfined
-// (the program refuses that in strict mode before it starts the init).
+// only within the command. A spec without Landlock (another backend, or
+// none: the program refuses that in strict mode before it starts the
+// init) leaves it unconfined.
 func confineThread(s spec) error {
-	if landlockABI() <= 0 {
+	if !s.Landlock || landlockABI() <= 0 {
 		return nil
 	}
 	var writable []string

@@ -1,12 +1,17 @@
 // Package sandbox contains a shell command: a scrubbed environment, resource
 // limits, no process left behind when it ends (setsid and background jobs
-// included), and where the kernel offers Landlock, writes confined to the
-// turn's root and a few system paths, and no network unless allowed.
+// included), and writes confined to the turn's root and a few system
+// paths, and no network unless allowed — with Landlock where the kernel
+// offers it, with bubblewrap where it is installed, and a warning in
+// Status (a refusal in strict mode) where neither is available. The
+// policy's Sandbox picks the backend; Policy.Containment says which is in
+// force and why.
 //
-// The containment runs in a small init process of its own: the program
-// re-executes itself, so it must call Main first thing in main (and in
-// TestMain). A program that does not gets the environment, the limits and
-// the process group, not the rest; Status says which.
+// Under Landlock the containment runs in a small init process of its own:
+// the program re-executes itself, so it must call Main first thing in main
+// (and in TestMain). A program that does not gets bubblewrap where it is
+// installed, else the environment, the limits and the process group, not
+// the rest; Status says which.
 package sandbox
 
 import (
@@ -58,8 +63,13 @@ type Policy struct {
 	Writable []string `json:"writable,omitempty"`
 	// Network lets the command open TCP connections (off by default).
 	Network bool `json:"network,omitempty"`
-	// Strict refuses to run a command the kernel cannot confine.
+	// Strict refuses to run a command that cannot be confined here.
 	Strict bool `json:"strict,omitempty"`
+	// Sandbox is the backend that confines writes and the network: auto
+	// (the default), landlock, bwrap or none.
+	Sandbox Backend `json:"sandbox,omitempty"`
+	// Bwrap is the bubblewrap program (default: bwrap on PATH).
+	Bwrap string `json:"bwrap,omitempty"`
 }
 
 // spec is what the init process is told.
@@ -67,37 +77,32 @@ type spec struct {
 	Args     []string `json:"args"`
 	Writable []string `json:"writable"`
 	Network  bool     `json:"network"`
+	// Landlock confines the command; without it the init only reaps.
+	Landlock bool `json:"landlock"`
 }
 
 // registered is set by Main: this program can re-run itself as an init.
 var registered atomic.Bool
 
-// Contained reports whether commands get the whole containment: Main was
-// called, and the kernel has Landlock.
-func Contained() bool { return registered.Load() && landlockABI() > 0 }
+// Contained reports whether commands of the default policy get the whole
+// containment: writes confined and nothing left behind.
+func Contained() bool { return Policy{}.Containment().Confined() }
 
-// Status says in a sentence how commands are contained here, for a
-// process's start-up log.
-func Status() string {
-	switch abi := landlockABI(); {
-	case !registered.Load():
-		return "partly contained: the program does not call sandbox.Main, so commands get a scrubbed environment, limits and their process group, but no init and no Landlock"
-	case abi <= 0:
-		return "partly contained: the kernel has no Landlock, so writes and the network are not confined; no process outlives its command"
-	case abi < 4:
-		return fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network is not (ABI 4 restricts TCP)", abi)
-	default:
-		return fmt.Sprintf("contained with Landlock ABI %d: writes confined, TCP off unless allowed, no process outlives its command", abi)
-	}
-}
+// Status says in a sentence how commands of the default policy are
+// contained here, for a process's start-up log (Policy.Containment says it
+// for another).
+func Status() string { return Policy{}.Containment().Status }
 
 // Command returns the command that runs script with shell in dir under p,
-// and whether it runs under the init (then stop it with SIGTERM: the init
+// and whether it runs under an init (then stop it with SIGTERM: the init
 // kills what it started and exits; a SIGKILL would let escaped processes
-// live on). extraEnv are NAME=value pairs the command also gets.
+// live on; bubblewrap ends, and its PID namespace with it). extraEnv are
+// NAME=value pairs the command also gets. In strict mode a policy that
+// cannot be confined here is an error saying why.
 func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (cmd *exec.Cmd, underInit bool, err error) {
-	if p.Strict && !Contained() {
-		return nil, false, fmt.Errorf("the command is not run: strict sandbox mode, and Bash cannot be confined here (%s)", Status())
+	c := p.Containment()
+	if p.Strict && !c.Confined() {
+		return nil, false, fmt.Errorf("the command is not run: strict sandbox mode, and Bash cannot be confined here (%s)", c.Status)
 	}
 	lim := DefaultLimits()
 	if p.Limits != nil {
@@ -108,6 +113,11 @@ func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv
 	// raise them (each is hard and soft).
 	args := []string{shell, "-c", ulimits(lim) + `exec "$0" -c "$1"`, shell, script}
 	env := p.environ(extraEnv)
+	if c.Backend == BackendBwrap {
+		// Bubblewrap's PID namespace does the init's work: its init ends
+		// with the shell, and the kernel kills what is left in it.
+		return bwrapCommand(ctx, c.bwrap, p, dir, env, args), true, nil
+	}
 	if !registered.Load() {
 		cmd = exec.CommandContext(ctx, shell)
 		cmd.Args = args
@@ -118,7 +128,8 @@ func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv
 	if err != nil {
 		return nil, false, fmt.Errorf("sandbox: the program's own path: %w", err)
 	}
-	b, err := json.Marshal(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network})
+	b, err := json.Marshal(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
+		Landlock: c.Backend == BackendLandlock})
 	if err != nil {
 		return nil, false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,7 +31,8 @@ func shell(t *testing.T) string {
 // death by a signal as that signal.
 func TestStatusAndExit(t *testing.T) {
 	ctx := context.Background()
-	cmd, underInit, err := sandbox.Policy{}.Command(ctx, shell(t), "exit 7", t.TempDir(), nil)
+	p := sandbox.Policy{Sandbox: sandbox.BackendLandlock} // the init, with Landlock or without
+	cmd, underInit, err := p.Command(ctx, shell(t), "exit 7", t.TempDir(), nil)
 	if err != nil || !underInit {
 		t.Fatalf("Command: under init %v, %v", underInit, err)
 	}
@@ -38,7 +40,7 @@ func TestStatusAndExit(t *testing.T) {
 	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 7 {
 		t.Errorf("exit 7: %v", err)
 	}
-	cmd, _, _ = sandbox.Policy{}.Command(ctx, shell(t), "kill -KILL $$", t.TempDir(), nil)
+	cmd, _, _ = p.Command(ctx, shell(t), "kill -KILL $$", t.TempDir(), nil)
 	err = cmd.Run()
 	if !errors.As(err, &ee) {
 		t.Fatalf("kill: %v", err)
@@ -46,8 +48,10 @@ func TestStatusAndExit(t *testing.T) {
 	if st := ee.Sys().(syscall.WaitStatus); !st.Signaled() || st.Signal() != syscall.SIGKILL {
 		t.Errorf("a command killed by SIGKILL: status %v", st)
 	}
-	if s := sandbox.Status(); s == "" || (sandbox.Contained() && !strings.Contains(s, "Landlock ABI")) {
-		t.Errorf("status %q", s)
+	c := sandbox.Policy{}.Containment()
+	if s := sandbox.Status(); s != c.Status || (c.Backend == sandbox.BackendLandlock) != strings.Contains(s, "Landlock ABI") ||
+		(c.Backend == sandbox.BackendBwrap) != strings.Contains(s, "bubblewrap (") || sandbox.Contained() != c.Confined() {
+		t.Errorf("status %q, containment %+v", s, c)
 	}
 }
 
@@ -73,5 +77,54 @@ func TestEnvironment(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "SANDBOX_TEST_OK=yes") || !strings.Contains(string(out), "EXTRA=1") {
 		t.Errorf("missing names:\n%s", out)
+	}
+}
+
+// TestBwrap: under bubblewrap the command's status comes back (a death by
+// a signal as the shell's 128+n), and its environment is the policy's.
+func TestBwrap(t *testing.T) {
+	p := sandbox.Policy{Sandbox: sandbox.BackendBwrap}
+	if c := p.Containment(); c.Backend != sandbox.BackendBwrap {
+		t.Skip(c.Status)
+	}
+	t.Setenv("SANDBOX_TEST_SECRET", "nope")
+	ctx := context.Background()
+	cmd, underInit, err := p.Command(ctx, shell(t), `env; exit 7`, t.TempDir(), []string{"EXTRA=1"})
+	if err != nil || !underInit {
+		t.Fatalf("Command: under init %v, %v", underInit, err)
+	}
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+		t.Errorf("exit 7: %v", err)
+	}
+	if strings.Contains(string(out), "nope") || !strings.Contains(string(out), "EXTRA=1") {
+		t.Errorf("environment:\n%s", out)
+	}
+	cmd, _, _ = p.Command(ctx, shell(t), "kill -KILL $$", t.TempDir(), nil)
+	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGKILL) {
+		t.Errorf("a command killed by SIGKILL: %v", err)
+	}
+}
+
+// TestBwrapBroken: a bubblewrap that cannot create its namespaces (as
+// where user namespaces are off) is not used, and the status says why.
+func TestBwrapBroken(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "bwrap")
+	script := "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("sh is not on PATH")
+	}
+	p := sandbox.Policy{Sandbox: sandbox.BackendBwrap, Bwrap: fake, Strict: true}
+	c := p.Containment()
+	want := "bash.sandbox is bwrap, but bubblewrap (" + fake + ") does not work here: bwrap: No permissions to create new namespace"
+	if c.Backend != sandbox.BackendNone || c.Confined() || !strings.Contains(c.Status, want) {
+		t.Errorf("containment %+v", c)
+	}
+	if _, _, err := p.Command(context.Background(), shell(t), "true", t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("strict: %v", err)
 	}
 }

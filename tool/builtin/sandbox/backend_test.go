@@ -1,0 +1,87 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestChoose: the backend in force for each policy on each kind of host,
+// and what its status says.
+func TestChoose(t *testing.T) {
+	const bw = "/usr/bin/bwrap"
+	missing := host{registered: true, abi: 0, bwrapWhy: "bubblewrap (bwrap) is not installed"}
+	full := host{registered: true, abi: 7, bwrap: bw}
+	old := host{registered: true, abi: 3, bwrap: bw}
+	oldOnly := host{registered: true, abi: 3, bwrapWhy: "bubblewrap (bwrap) is not installed"}
+	bwOnly := host{registered: true, abi: 0, bwrap: bw}
+	unregistered := host{abi: 7, bwrapWhy: "bubblewrap (bwrap) is not installed"}
+	for _, tc := range []struct {
+		name    string
+		p       Policy
+		h       host
+		backend Backend
+		network bool // TCP cut off
+		status  string
+	}{
+		{"auto prefers Landlock", Policy{}, full, BackendLandlock, true, "contained with Landlock ABI 7: writes confined, TCP off"},
+		{"auto without Landlock", Policy{Sandbox: BackendAuto}, bwOnly, BackendBwrap, true, "contained with bubblewrap (/usr/bin/bwrap) as the kernel has no Landlock: writes confined, no network"},
+		{"auto with an ABI that cannot cut TCP", Policy{}, old, BackendBwrap, true, "as Landlock ABI 3 cannot turn TCP off (ABI 4 can)"},
+		{"an old ABI is enough with the network allowed", Policy{Network: true}, old, BackendLandlock, false, "Landlock ABI 3: writes confined, the network allowed"},
+		{"an old ABI and no bwrap", Policy{}, oldOnly, BackendLandlock, false, "the network is not (ABI 4 restricts TCP); bubblewrap (bwrap) is not installed"},
+		{"neither", Policy{}, missing, BackendNone, false, "partly contained: the kernel has no Landlock, and bubblewrap (bwrap) is not installed, so writes and the network are not confined"},
+		{"no init", Policy{}, unregistered, BackendNone, false, "partly contained: the program does not call sandbox.Main, and bubblewrap (bwrap) is not installed, so commands get a scrubbed environment"},
+		{"bwrap forced", Policy{Sandbox: BackendBwrap}, full, BackendBwrap, true, "bubblewrap (/usr/bin/bwrap) as configured"},
+		{"bwrap forced, network allowed", Policy{Sandbox: BackendBwrap, Network: true}, full, BackendBwrap, false, "the network allowed"},
+		{"bwrap forced and missing", Policy{Sandbox: BackendBwrap}, host{registered: true, abi: 7, bwrapWhy: "bubblewrap is not at /x (bash.bwrap)"}, BackendNone, false, "partly contained: bash.sandbox is bwrap, but bubblewrap is not at /x (bash.bwrap)"},
+		{"landlock forced", Policy{Sandbox: BackendLandlock}, old, BackendLandlock, false, "Landlock ABI 3"},
+		{"landlock forced and missing", Policy{Sandbox: BackendLandlock}, bwOnly, BackendNone, false, "partly contained: bash.sandbox is landlock, but the kernel has no Landlock"},
+		{"none", Policy{Sandbox: BackendNone}, full, BackendNone, false, "partly contained: bash.sandbox is none, so writes and the network are not confined; no process outlives"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := choose(tc.p, tc.h)
+			if c.Backend != tc.backend || c.Network != tc.network || !strings.Contains(c.Status, tc.status) {
+				t.Errorf("got %s (network cut %v): %q\nwant %s (network cut %v): %q", c.Backend, c.Network, c.Status, tc.backend, tc.network, tc.status)
+			}
+			if wantConfined := tc.backend != BackendNone; c.Confined() != wantConfined {
+				t.Errorf("confined %v, want %v", c.Confined(), wantConfined)
+			}
+			if c.Backend == BackendBwrap && c.bwrap != bw {
+				t.Errorf("bwrap program %q", c.bwrap)
+			}
+		})
+	}
+	if !choose(Policy{}, bwOnly).Reaped || choose(Policy{}, unregistered).Reaped {
+		t.Error("bubblewrap reaps without an init; no backend without one does not")
+	}
+}
+
+// TestBackendValid: the backends a configuration may name.
+func TestBackendValid(t *testing.T) {
+	for _, b := range []Backend{"", "auto", "landlock", "bwrap", "none"} {
+		if !b.Valid() {
+			t.Errorf("%q is refused", b)
+		}
+	}
+	for _, b := range []Backend{"Landlock", "firejail", " bwrap"} {
+		if b.Valid() {
+			t.Errorf("%q is accepted", b)
+		}
+	}
+}
+
+// TestBwrapArgs: what bubblewrap is told for a command.
+func TestBwrapArgs(t *testing.T) {
+	dir := t.TempDir()
+	tmp, _ := filepath.EvalSymlinks("/tmp")
+	real, _ := filepath.EvalSymlinks(dir)
+	got := strings.Join(bwrapArgs(writableMounts([]string{dir, "", "/nonexistent/path"}), dir, false), " ")
+	want := "--ro-bind / / --dev /dev --proc /proc --bind " + tmp + " " + tmp + " --bind " + real + " " + real +
+		" --unshare-pid --unshare-ipc --unshare-uts --unshare-net --cap-drop ALL --die-with-parent --new-session --chdir " + dir
+	if got != want {
+		t.Errorf("args\n%s\nwant\n%s", got, want)
+	}
+	if got := strings.Join(bwrapArgs(bwrapMounts{}, "", true), " "); strings.Contains(got, "--unshare-net") || strings.Contains(got, "--chdir") {
+		t.Errorf("the network allowed, no directory: %s", got)
+	}
+}
