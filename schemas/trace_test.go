@@ -10,8 +10,8 @@ import (
 func TestTraceContextBounded(t *testing.T) {
 	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	for _, tc := range []struct {
-		name                   string
-		parent, state          string
+		name                  string
+		parent, state         string
 		wantParent, wantState string
 	}{
 		{"kept", tp, "a=1", tp, "a=1"},
