@@ -1,6 +1,11 @@
 // Package client is what an agent or a model adapter embeds: submit a
 // model's stream (or a list of calls) for a turn, and read the turn's
 // results in call order.
+//
+// The events a method publishes carry the OpenTelemetry span context of
+// the ctx it is given (the CloudEvents traceparent extension), so that the
+// pipeline's spans of the turn continue the caller's trace
+// (docs/operations.md, Tracing).
 package client
 
 import (

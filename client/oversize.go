@@ -76,7 +76,7 @@ func (c *Client) standIn(ctx context.Context, p *pending, turn string, u *schema
 		Seq: u.Seq, ToolUseID: u.ToolUseID, Name: u.Name, Complete: false,
 		Error: why, MaxConcurrency: u.MaxConcurrency, Calls: u.Calls,
 	}
-	sm, serr := c.encode(m.Subject, turn, u.Seq, stand)
+	sm, serr := c.encode(ctx, m.Subject, turn, u.Seq, stand)
 	if serr == nil {
 		serr = c.sendMsg(ctx, p, sm, msgID)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/jserr"
+	"github.com/toolwire/toolwire/internal/tracing"
 	"github.com/toolwire/toolwire/schemas"
 )
 
@@ -60,16 +61,21 @@ func (c *Client) publish(ctx context.Context, subject, msgID, turn string, seq i
 // send publishes an event and waits for its ack, or, with p, queues the
 // ack in p without waiting.
 func (c *Client) send(ctx context.Context, p *pending, subject, msgID, turn string, seq int, d schemas.Data) error {
-	m, err := c.encode(subject, turn, seq, d)
+	m, err := c.encode(ctx, subject, turn, seq, d)
 	if err != nil {
 		return err
 	}
 	return c.sendMsg(ctx, p, m, msgID)
 }
 
-// encode builds the message of an event of turn.
-func (c *Client) encode(subject, turn string, seq int, d schemas.Data) (*nats.Msg, error) {
-	h, body, err := schemas.Encode(schemas.Meta{Source: c.cfg.Source, Tenant: c.cfg.Tenant, Turn: turn, Seq: seq}, d)
+// encode builds the message of an event of turn. The event carries the
+// trace context of the span in ctx, if any (the CloudEvents traceparent
+// and tracestate extensions): the pipeline's spans of the call continue
+// the caller's trace.
+func (c *Client) encode(ctx context.Context, subject, turn string, seq int, d schemas.Data) (*nats.Msg, error) {
+	meta := schemas.Meta{Source: c.cfg.Source, Tenant: c.cfg.Tenant, Turn: turn, Seq: seq}
+	tracing.Carry(ctx, &meta)
+	h, body, err := schemas.Encode(meta, d)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}

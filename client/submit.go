@@ -187,7 +187,7 @@ func (c *Client) publishUse(ctx context.Context, p *pending, turn string, call m
 		u.RawInput = call.RawInput
 	}
 	subject, msgID := c.cfg.Space.In(c.cfg.Tenant, turn, subjects.KindUse), subjects.UseMsgID(c.cfg.Tenant, turn, call.Seq)
-	m, err := c.encode(subject, turn, call.Seq, u)
+	m, err := c.encode(ctx, subject, turn, call.Seq, u)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/texts"
+	"github.com/toolwire/toolwire/internal/tracing"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -35,6 +36,9 @@ type call struct {
 	// first is the dispatch's first handling: only then is the lease it
 	// carries likely to be current.
 	first bool
+	// span is the call's execute_tool span once it runs (the zero Span
+	// before, and with tracing off).
+	span tracing.Span
 }
 
 // logAttrs are the attributes of every line about the call.
@@ -330,7 +334,7 @@ func (e *Executor) answer(ctx context.Context, m *stage.Msg, cause error) error 
 		// tells the router that the turn is over: the lease goes first.
 		e.tryMarkDone(ctx, c, r, m)
 	}
-	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, c.meta.UseTime, r) }); err != nil {
+	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta, r) }); err != nil {
 		return err
 	}
 	if !c.malformed {

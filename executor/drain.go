@@ -83,5 +83,6 @@ func (e *Executor) handBack(ctx context.Context, c *call) error {
 		e.cfg.Log.Warn("executor: releasing a handed-back call's claim", append(c.logAttrs(), "err", err)...)
 	}
 	e.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageExecutor, Tenant: c.p.Tenant, Tool: c.d.Tool, Outcome: "handed_back"})
+	c.span.Result("handed_back", "")
 	return stage.RetryAfter(errHandedBack, 0)
 }

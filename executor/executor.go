@@ -24,6 +24,7 @@ import (
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
+	"github.com/toolwire/toolwire/internal/tracing"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -161,6 +162,8 @@ type Executor struct {
 	cons    jetstream.Consumer
 	back    *comeback
 	drain   *drainer
+	// tracer is nil when tracing is off.
+	tracer *tracing.Tracer
 }
 
 // New prepares a worker on nc.
@@ -181,7 +184,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
-	e := &Executor{cfg: cfg, nc: nc, js: bd.JS, store: bd.Leases, cons: bd.Consumer, back: newComeback(nc), drain: newDrainer()}
+	e := &Executor{cfg: cfg, nc: nc, js: bd.JS, store: bd.Leases, cons: bd.Consumer, back: newComeback(nc), drain: newDrainer(), tracer: tracing.New(cfg.Hooks.TracerProvider)}
 	if cfg.Shared != nil {
 		e.watcher = cfg.Shared.watcher
 	} else {

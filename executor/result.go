@@ -143,9 +143,11 @@ func (e *Executor) errorResult(c *call, at time.Time, attempt int, text string) 
 
 // publishResult stores a call's one result. A refused publish is fine when
 // the call already has a result (an earlier attempt's); the stream keeps
-// one message per subject and refuses a second.
-func (e *Executor) publishResult(ctx context.Context, p subjects.Parsed, trace string, used time.Time, r *schemas.ToolResult) error {
-	h, body, err := schemas.Encode(schemas.Meta{Source: e.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: r.Seq, TraceParent: trace, UseTime: used}, r)
+// one message per subject and refuses a second. The result carries the
+// trace context and the use time of its dispatch, as from says them.
+func (e *Executor) publishResult(ctx context.Context, p subjects.Parsed, from schemas.Meta, r *schemas.ToolResult) error {
+	h, body, err := schemas.Encode(schemas.Meta{Source: e.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: r.Seq,
+		TraceParent: from.TraceParent, TraceState: from.TraceState, UseTime: from.UseTime}, r)
 	if err != nil {
 		return fmt.Errorf("executor: encode result: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/texts"
+	"github.com/toolwire/toolwire/internal/tracing"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -45,6 +46,12 @@ var errCutOff = errors.New("executor: cut off from the server for longer than th
 // stopping it when the turn says so, then publishes the result and marks
 // the call done.
 func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed) error {
+	ctx, c.span = e.tracer.StartCall(ctx, tracing.Call{Tool: c.d.Tool, ID: c.d.ToolUseID, Tenant: c.p.Tenant, Turn: c.p.Turn, Seq: c.d.Seq, Attempt: cl.attempt})
+	defer c.span.End()
+	if p, s := c.span.Trace(); p != "" {
+		// The result continues the trace from the call's span.
+		c.meta.TraceParent, c.meta.TraceState = p, s
+	}
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopRenew := e.renew(ctx, c)
@@ -249,13 +256,14 @@ func (e *Executor) finish(ctx context.Context, c *call, r *schemas.ToolResult, c
 	// The turn's count, when the router knew it, lets reorder complete
 	// the turn from its results.
 	r.TurnCalls = c.d.Calls
-	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta.TraceParent, c.meta.UseTime, r) }); err != nil {
+	if err := e.persist(ctx, func() error { return e.publishResult(ctx, c.p, c.meta, r) }); err != nil {
 		return err
 	}
-	outcome := "ok"
+	outcome, errType := "ok", ""
 	if r.IsError {
-		outcome = "error"
+		outcome, errType = "error", "tool_error"
 	}
+	c.span.Result(outcome, errType)
 	e.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageExecutor, Tenant: c.p.Tenant, Tool: c.d.Tool, Outcome: outcome, Ran: max(r.FinishedAt.Sub(r.StartedAt), 0)})
 	return e.persist(ctx, func() error { return e.markDone(ctx, c, r, change, fails) })
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/internal/tracing"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -174,6 +175,12 @@ func (a *API) handle(pattern string, authed bool, h handler) {
 		a.inflight.Add(1)
 		defer a.inflight.Done()
 		w := &tracked{ResponseWriter: rw}
+		if tp := hr.Header.Get("Traceparent"); tp != "" {
+			// The caller's W3C trace context: the turn's events carry
+			// it, so the pipeline's spans continue the caller's trace
+			// (a malformed one is ignored).
+			hr = hr.WithContext(tracing.Extract(hr.Context(), tp, hr.Header.Get("Tracestate")))
+		}
 		r := &request{Request: hr}
 		if authed {
 			tenant, err := a.tenant(hr)

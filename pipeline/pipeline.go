@@ -193,7 +193,7 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		if ec.WorkDir == "" {
 			ec.WorkDir = cfg.WorkDir
 		}
-		if ec.Hooks.Handled == nil && ec.Hooks.Call == nil {
+		if ec.Hooks.Handled == nil && ec.Hooks.Call == nil && ec.Hooks.TracerProvider == nil {
 			ec.Hooks = cfg.Hooks
 		}
 		if ec.WorkerID != "" {

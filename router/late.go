@@ -216,7 +216,7 @@ func (r *Router) publishResult(ctx context.Context, p subjects.Parsed, u *schema
 	res := answer.Error(u.Seq, u.ToolUseID, u.Name, "router", why, time.Now())
 	res.Late, res.TurnCalls = late, max(total, 0)
 	subject := r.cfg.Space.Result(p.Tenant, p.Turn, u.Seq)
-	err := r.publish(ctx, subject, "", p, "", u.Seq, res)
+	err := r.publish(ctx, subject, "", p, u.Seq, res)
 	if err != nil && !r.subjectHasMsg(ctx, subject) {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -14,6 +13,7 @@ import (
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/stage"
 	"github.com/toolwire/toolwire/internal/texts"
+	"github.com/toolwire/toolwire/internal/tracing"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -94,7 +94,7 @@ func (r *Router) use(ctx context.Context, p subjects.Parsed, meta schemas.Meta, 
 	if d.Lease = lease.Snapshot(written); d.Lease != nil {
 		d.LeaseRev = rev
 	}
-	if err := r.publishUsed(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), "", p, meta.TraceParent, meta.Time, u.Seq, d); err != nil {
+	if err := r.publishUsed(ctx, r.cfg.Space.Exec(p.Tenant, pool, p.Turn), "", p, meta, u.Seq, d); err != nil {
 		return err
 	}
 	r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageRouter, Tenant: p.Tenant, Tool: rt.name, Outcome: "routed"})
@@ -262,7 +262,7 @@ func (r *Router) end(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd)
 // publishEnd gives reorder the turn's end. The lease's count is the one
 // that holds when two ends disagree (a discard closed the turn first).
 func (r *Router) publishEnd(ctx context.Context, p subjects.Parsed, e *schemas.TurnEnd) error {
-	err := r.publish(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn), "", p, "", -1, e)
+	err := r.publish(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn), "", p, -1, e)
 	if err != nil && r.subjectHasMsg(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn)) {
 		return nil
 	}
@@ -311,14 +311,20 @@ func (r *Router) subjectHasMsg(ctx context.Context, subject string) bool {
 	return err == nil
 }
 
-func (r *Router) publish(ctx context.Context, subject, msgID string, p subjects.Parsed, trace string, seq int, data schemas.Data) error {
-	return r.publishUsed(ctx, subject, msgID, p, trace, time.Time{}, seq, data)
+// publish sends an event of the router's own; with tracing on, it
+// continues the trace from the span in ctx (the hop handling the event
+// that caused it).
+func (r *Router) publish(ctx context.Context, subject, msgID string, p subjects.Parsed, seq int, data schemas.Data) error {
+	return r.publishUsed(ctx, subject, msgID, p, schemas.Meta{}, seq, data)
 }
 
-// publishUsed is publish for an event about a call whose tool_use was
-// published at used (zero: unknown).
-func (r *Router) publishUsed(ctx context.Context, subject, msgID string, p subjects.Parsed, trace string, used time.Time, seq int, data schemas.Data) error {
-	h, body, err := schemas.Encode(schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq, TraceParent: trace, UseTime: used}, data)
+// publishUsed is publish for an event about a call whose tool_use is use:
+// it carries the use's trace context (with tracing off, the producer's as
+// it came) and, as ce-usetime, its ce-time (zero: unknown).
+func (r *Router) publishUsed(ctx context.Context, subject, msgID string, p subjects.Parsed, use schemas.Meta, seq int, data schemas.Data) error {
+	meta := schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq, TraceParent: use.TraceParent, TraceState: use.TraceState, UseTime: use.Time}
+	tracing.Carry(ctx, &meta)
+	h, body, err := schemas.Encode(meta, data)
 	if err != nil {
 		return fmt.Errorf("router: encode %s: %w", data.EventType(), err)
 	}

@@ -32,6 +32,7 @@ const (
 	hdrSeq         = "ce-seq"
 	hdrCalls       = "ce-calls"
 	hdrTraceParent = "ce-traceparent"
+	hdrTraceState  = "ce-tracestate"
 	hdrUseTime     = "ce-usetime"
 )
 
@@ -51,8 +52,13 @@ type Meta struct {
 	// none; Encode fills it from the data. It travels in a header too, so
 	// that a call whose data cannot be read still gives its turn the
 	// count, and the turn completes.
-	Calls       int
+	Calls int
+	// TraceParent and TraceState are the W3C trace context of the event
+	// (the CloudEvents distributed-tracing extension): advice only, so a
+	// malformed or over-long value is dropped rather than refused
+	// (TraceOf).
 	TraceParent string
+	TraceState  string
 	// UseTime is when the call's tool_use was published (its ce-time),
 	// carried on its dispatch and result: what end-to-end latency is
 	// measured from. Zero on other events.
@@ -96,7 +102,7 @@ func Encode(meta Meta, data Data) (nats.Header, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("schemas: encode %s: %w", meta.Type, err)
 	}
-	h := make(nats.Header, 11)
+	h := make(nats.Header, 12)
 	set := func(k, v string) {
 		if v != "" {
 			h[k] = []string{percentEncode(v)}
@@ -117,7 +123,10 @@ func Encode(meta Meta, data Data) (nats.Header, []byte, error) {
 	if meta.Calls > 0 {
 		set(hdrCalls, strconv.Itoa(meta.Calls))
 	}
-	set(hdrTraceParent, meta.TraceParent)
+	if tp, ts := boundTrace(meta.TraceParent, meta.TraceState); tp != "" {
+		set(hdrTraceParent, tp)
+		set(hdrTraceState, ts)
+	}
 	if !meta.UseTime.IsZero() {
 		set(hdrUseTime, meta.UseTime.UTC().Format(time.RFC3339Nano))
 	}
@@ -238,9 +247,7 @@ func (l Limits) Decode(h nats.Header, body []byte) (Meta, Data, error) {
 	if meta.Turn, err = get(hdrTurn, false); err != nil {
 		return meta, nil, err
 	}
-	if meta.TraceParent, err = get(hdrTraceParent, false); err != nil {
-		return meta, nil, err
-	}
+	meta.TraceParent, meta.TraceState = TraceOf(h)
 	if ut, err := get(hdrUseTime, false); err != nil {
 		return meta, nil, err
 	} else if ut != "" {

@@ -21,6 +21,7 @@ func TestRoundTrip(t *testing.T) {
 					Turn:        "turn 42\tβ",
 					Seq:         callSeq(data),
 					TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+					TraceState:  "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7",
 					ContentType: ct,
 				}
 				h, body, err := Encode(in, data)

@@ -139,6 +139,12 @@ JetStream cluster whose streams keep three replicas:
 				}
 				hooks = m.Hooks()
 			}
+			tp, stopTracing, err := startTracing(cmd.Context(), log)
+			if err != nil {
+				return err
+			}
+			defer stopTracing()
+			hooks.TracerProvider = tp
 			p, err := pipeline.Start(cmd.Context(), dial, pipeline.Config{
 				Space: subjects.Default(), Tools: set.Registry, Routers: counts[0], Executors: counts[1], Reorders: counts[2],
 				MaxConcurrency: mc, WorkDir: workdir, Log: log, Executor: executor.Config{Policy: set.Policy, DrainTimeout: drainTimeout}, Limits: set.Limits,

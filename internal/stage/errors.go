@@ -72,3 +72,15 @@ func classify(err error) *classified {
 	}
 	return &classified{kind: kindRetry, err: err}
 }
+
+// errClass names the class of a handler's error in a span (error.type):
+// a malformed event, or the treatment the error asked for; "" for none.
+func errClass(err error) string {
+	if err == nil {
+		return ""
+	}
+	if _, ok := errors.AsType[*MalformedError](err); ok {
+		return "malformed"
+	}
+	return [...]string{"retry", "fail", "drop", "leave"}[classify(err).kind]
+}

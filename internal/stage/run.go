@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
+	"github.com/toolwire/toolwire/internal/tracing"
 	"github.com/toolwire/toolwire/schemas"
 )
 
@@ -18,7 +19,7 @@ import (
 // finishes what it has rather than dropping it; Msg.Recv ends with ctx.
 func Run(ctx context.Context, js jetstream.JetStream, spec Spec, h Handler) error {
 	spec.withDefaults()
-	r := &runner{spec: spec, js: js, h: h, recv: ctx}
+	r := &runner{spec: spec, js: js, h: h, recv: ctx, tracer: tracing.New(spec.Hooks.TracerProvider)}
 	work := context.WithoutCancel(ctx)
 	var submit func(jetstream.Msg, int)
 	if spec.Lanes > 0 {
@@ -57,6 +58,8 @@ type runner struct {
 	recv context.Context
 	// later runs the first retries of a delivery in this process.
 	later *later
+	// tracer is nil when tracing is off.
+	tracer *tracing.Tracer
 }
 
 // laneKey keeps a turn's messages on one lane; a subject that does not
@@ -74,10 +77,11 @@ func (r *runner) deliver(ctx context.Context, raw jetstream.Msg, attempt int) {
 	start := time.Now()
 	m := r.msg(raw, attempt)
 	err := r.prepare(m)
+	ctx, span := r.trace(ctx, m, start)
 	if err == nil {
 		err = r.call(ctx, m)
 	}
-	r.finish(ctx, m, err, start)
+	r.finish(ctx, m, err, start, span)
 }
 
 // deliverTogether handles a run of one turn's messages at once (Spec.
@@ -101,16 +105,38 @@ func (r *runner) deliverTogether(ctx context.Context, run []laneMsg) {
 	var wg sync.WaitGroup
 	for _, m := range ok {
 		wg.Go(func() {
-			mctx, settled := g.Join(ctx)
+			tctx, span := r.trace(ctx, m, start)
+			mctx, settled := g.Join(tctx)
 			err := r.call(mctx, m)
 			settled()
-			r.finish(ctx, m, err, start)
+			r.finish(tctx, m, err, start, span)
 		})
 	}
 	wg.Wait()
 	for i, m := range bad {
-		r.finish(ctx, m, whyBad[i], start)
+		tctx, span := r.trace(ctx, m, start)
+		r.finish(tctx, m, whyBad[i], start, span)
 	}
+}
+
+// trace starts the span of m's handling, received at start, and makes it
+// the trace context m's handler passes on (Meta.TraceParent): what the
+// stage publishes about m continues from this hop. With tracing off, m's
+// own trace context is passed on as it came.
+func (r *runner) trace(ctx context.Context, m *Msg, start time.Time) (context.Context, tracing.Span) {
+	if r.tracer == nil {
+		return ctx, tracing.Span{}
+	}
+	// From the headers: they hold the trace context even when the rest
+	// of the event did not decode.
+	parent, state := schemas.TraceOf(m.Raw.Headers())
+	ctx, span := r.tracer.StartHop(ctx, tracing.Hop{
+		Stage: r.spec.Stage, Subject: m.Raw.Subject(), Type: m.Meta.Type,
+		Tenant: m.Subject.Tenant, Turn: m.Subject.Turn, Seq: m.Meta.Seq, Delivered: m.Delivered,
+		Parent: parent, State: state, Start: start,
+	})
+	m.Meta.TraceParent, m.Meta.TraceState = span.Trace()
+	return ctx, span
 }
 
 // msg is the handler's view of one delivery.
@@ -123,11 +149,15 @@ func (r *runner) msg(raw jetstream.Msg, attempt int) *Msg {
 	return m
 }
 
-// finish settles a handled message and tells the hooks.
-func (r *runner) finish(ctx context.Context, m *Msg, err error, start time.Time) {
+// finish settles a handled message, tells the hooks and ends its span.
+func (r *runner) finish(ctx context.Context, m *Msg, err error, start time.Time, span tracing.Span) {
 	o := r.settle(ctx, m, err)
 	if r.spec.Hooks.Handled != nil {
 		r.spec.Hooks.Handled(Handling{Stage: r.spec.Stage, Tenant: m.Subject.Tenant, Outcome: o, Took: time.Since(start), Delivered: m.Delivered})
+	}
+	if r.tracer != nil {
+		span.Settled(o.String(), o == DeadLettered, errClass(err))
+		span.End()
 	}
 }
 

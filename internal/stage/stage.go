@@ -23,6 +23,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Handler processes one decoded message. It returns nil when the message is
@@ -133,6 +134,9 @@ type Hooks struct {
 	// Call follows every call a stage settles: routed or rejected by the
 	// router, finished by the executor, delivered by the reorder.
 	Call func(CallEvent)
+	// TracerProvider, when set, gives every delivery a span (package
+	// tracing), and the executor's calls theirs; nil is no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // Handling is one delivery's outcome.
