@@ -118,6 +118,13 @@ JetStream cluster whose streams keep three replicas:
 				return fmt.Errorf("serve: --cluster makes the embedded server a member; with --nats none is embedded")
 			}
 			if counts == [3]int{-1, -1, -1} {
+				if hs != nil {
+					stop, err := readyAlone(hs, dial, apiAddr != "")
+					if err != nil {
+						return err
+					}
+					defer stop()
+				}
 				if apiAddr != "" {
 					// An API alone in front of a pipeline served elsewhere
 					// (--nats URL --stages none): its streams must exist.
