@@ -54,6 +54,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	var reported atomic.Bool
 	progress := e.progress(ctx, c, &reported)
 	started := time.Now()
+	e.started(c, started)
 	input, refusal, err := e.permit(cctx, c, cl.tc)
 	var res tool.Result
 	var callErr error
@@ -63,6 +64,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	case err == nil && refusal != "":
 		// A refusal is the call's failure (docs/orchestration.md, Sibling cancellation).
 		res = tool.Result{Content: refusal, IsError: true}
+		c.outcome = outcomeRejected
 	case err == nil:
 		res, callErr = e.invoke(cctx, c, input, cl.tc, progress)
 	}
@@ -97,6 +99,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 		// not a failure of its own.
 		r = e.errorResult(c, finished, cl.attempt, stoppedText(cause))
 		r.StartedAt = started.UTC()
+		c.outcome = outcomeCancelled
 		fails, res.Context = false, nil
 	} else {
 		r = e.shape(ctx, c, res, callErr, started, finished, cl.attempt)
@@ -253,7 +256,10 @@ func (e *Executor) finish(ctx context.Context, c *call, r *schemas.ToolResult, c
 		return err
 	}
 	outcome := "ok"
-	if r.IsError {
+	switch {
+	case c.outcome != "":
+		outcome = c.outcome
+	case r.IsError:
 		outcome = "error"
 	}
 	e.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageExecutor, Tenant: c.p.Tenant, Tool: c.d.Tool, Outcome: outcome, Ran: max(r.FinishedAt.Sub(r.StartedAt), 0)})
