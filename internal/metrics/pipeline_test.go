@@ -225,5 +225,3 @@ func TestLeaseConflicts(t *testing.T) {
 		runTurn(t, ctx, cl, fmt.Sprintf("race%d", turn), client.TurnOptions{}, calls...)
 	}
 }
-
-
