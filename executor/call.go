@@ -39,6 +39,14 @@ type call struct {
 	// span is the call's execute_tool span once it runs (the zero Span
 	// before, and with tracing off).
 	span tracing.Span
+	// received is when this delivery reached the worker; parked, when the
+	// call first had to wait for its turn's start rule (zero: never);
+	// waiting, while it still does.
+	received, parked time.Time
+	waiting          bool
+	// outcome names, for the hooks, a call answered other than by its
+	// tool's result ("" : ok or error, by the result).
+	outcome string
 }
 
 // logAttrs are the attributes of every line about the call.
@@ -84,7 +92,7 @@ func (e *Executor) handle(ctx context.Context, m *stage.Msg) error {
 	if !ok {
 		return stage.Drop(fmt.Errorf("%s is not a dispatch event", m.Meta.Type))
 	}
-	c := &call{m: m.Raw, p: m.Subject, meta: m.Meta, d: d, first: m.Delivered == 1 && m.Attempt <= 1}
+	c := &call{m: m.Raw, p: m.Subject, meta: m.Meta, d: d, first: m.Delivered == 1 && m.Attempt <= 1, received: time.Now()}
 	defer e.keepAlive(c)()
 	if err := e.process(ctx, m.Recv, c); err != nil {
 		if m.Recv.Err() != nil {
@@ -99,6 +107,7 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 	t, ok := e.cfg.Tools.Lookup(c.d.Tool)
 	if !ok {
 		// The router sent this tool here, but this worker does not host it.
+		c.outcome = outcomeRejected
 		return e.finish(work, c, e.errorResult(c, time.Now(), 0, texts.NotHosted(c.d.Tool, e.cfg.Pool)), nil, false)
 	}
 	c.t = t
@@ -117,6 +126,7 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 	// lets it start claims it in the same compare-and-set (standing.go).
 	var st *standing
 	defer func() { st.withdraw(e) }()
+	defer e.unpark(c)
 	stale := 0
 	var next *claimed
 	for {
@@ -146,18 +156,22 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 			// A crash counts as the call's failure.
 			return e.finish(work, c, e.errorResult(c, now, cl.attempt, texts.OutcomeUnknown), nil, true)
 		case stepHalt:
+			c.outcome = outcomeCancelled
 			return e.finish(work, c, e.errorResult(c, now, cl.attempt, cl.text), nil, false)
 		case stepDeny:
+			c.outcome = outcomeRejected
 			return e.finish(work, c, e.errorResult(c, now, cl.attempt, texts.PlanMode(c.t.Name())), nil, true)
 		case stepRun:
 			if fired, ok := st.withdraw(e); ok {
 				cl = fired
 			}
+			e.unpark(c)
 			return e.run(work, c, w, cl)
 		}
 		if !st.standing() {
 			st = e.stand(c)
 		}
+		e.park(c)
 		if cl.seen < w.Latest() && stale < 20 {
 			// A write we were told of is not readable yet: read again
 			// shortly rather than wait for a change that already came.
@@ -186,6 +200,7 @@ func (e *Executor) process(work, recv context.Context, c *call) error {
 			if fired, ok := st.withdraw(e); ok {
 				// Claimed for this worker as it stopped: it runs, as a
 				// call already running does.
+				e.unpark(c)
 				return e.run(work, c, w, fired)
 			}
 			return recv.Err()

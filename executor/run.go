@@ -61,6 +61,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	var reported atomic.Bool
 	progress := e.progress(ctx, c, &reported)
 	started := time.Now()
+	e.started(c, started)
 	input, refusal, err := e.permit(cctx, c, cl.tc)
 	var res tool.Result
 	var callErr error
@@ -70,6 +71,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 	case err == nil && refusal != "":
 		// A refusal is the call's failure (docs/orchestration.md, Sibling cancellation).
 		res = tool.Result{Content: refusal, IsError: true}
+		c.outcome = outcomeRejected
 	case err == nil:
 		res, callErr = e.invoke(cctx, c, input, cl.tc, progress)
 	}
@@ -104,6 +106,7 @@ func (e *Executor) run(ctx context.Context, c *call, w *lease.Watch, cl claimed)
 		// not a failure of its own.
 		r = e.errorResult(c, finished, cl.attempt, stoppedText(cause))
 		r.StartedAt = started.UTC()
+		c.outcome = outcomeCancelled
 		fails, res.Context = false, nil
 	} else {
 		r = e.shape(ctx, c, res, callErr, started, finished, cl.attempt)
@@ -260,7 +263,13 @@ func (e *Executor) finish(ctx context.Context, c *call, r *schemas.ToolResult, c
 		return err
 	}
 	outcome, errType := "ok", ""
-	if r.IsError {
+	switch {
+	case c.outcome != "":
+		outcome = c.outcome
+		if r.IsError {
+			errType = c.outcome
+		}
+	case r.IsError:
 		outcome, errType = "error", "tool_error"
 	}
 	c.span.Result(outcome, errType)

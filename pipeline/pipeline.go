@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,10 @@ type Pipeline struct {
 	// Workers are the executor worker ids, in start order.
 	Workers []string
 	routers []*router.Router
+	// started counts the stage instances started; stopped names those
+	// that stopped since, and why (both under errMu).
+	started int
+	stopped []string
 }
 
 func count(n int) int {
@@ -148,6 +153,7 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 	p.cancel = cancel
 	type runner interface{ Run(context.Context) error }
 	var runners []runner
+	var names []string // of runners, for Alive
 	// The executors of the process share one connection and one lease
 	// store, and so does the first router: their writes of a turn's lease
 	// combine instead of racing.
@@ -177,6 +183,7 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 			return nil, err
 		}
 		runners = append(runners, r)
+		names = append(names, fmt.Sprintf("router %d", i))
 		p.routers = append(p.routers, r)
 	}
 	for i := range count(cfg.Executors) {
@@ -205,6 +212,7 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		}
 		p.Workers = append(p.Workers, e.WorkerID())
 		runners = append(runners, e)
+		names = append(names, "executor "+e.WorkerID())
 	}
 	for i := range count(cfg.Reorders) {
 		nc, err := conn(fmt.Sprintf("toolwire-reorder-%d", i))
@@ -216,12 +224,18 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 			return nil, err
 		}
 		runners = append(runners, r)
+		names = append(names, fmt.Sprintf("reorder %d", i))
 	}
-	for _, r := range runners {
+	p.errMu.Lock()
+	p.started = len(runners)
+	p.errMu.Unlock()
+	for i, r := range runners {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			if err := r.Run(runCtx); err != nil {
+			err := r.Run(runCtx)
+			p.stop(names[i], err)
+			if err != nil {
 				cfg.Log.Error("stage stopped", "err", err)
 				p.errMu.Lock()
 				p.errs = append(p.errs, err)
@@ -257,6 +271,32 @@ func (p *Pipeline) LateCalls() int64 {
 		n += r.Late()
 	}
 	return n
+}
+
+// stop records that the stage instance name stopped, with err.
+func (p *Pipeline) stop(name string, err error) {
+	p.errMu.Lock()
+	defer p.errMu.Unlock()
+	if err != nil {
+		name += ": " + err.Error()
+	}
+	p.stopped = append(p.stopped, name)
+}
+
+// Alive reports nil while every stage instance the pipeline started runs
+// (its executor workers take calls); else which stopped, and why. One
+// that stops with an error stops the others, and the process serving
+// them is then alive but does nothing: readiness must say so.
+func (p *Pipeline) Alive() error {
+	p.errMu.Lock()
+	defer p.errMu.Unlock()
+	switch {
+	case len(p.stopped) > 0:
+		return fmt.Errorf("stages stopped: %s", strings.Join(p.stopped, "; "))
+	case p.started == 0:
+		return errors.New("no stage runs")
+	}
+	return nil
 }
 
 // Connected reports whether every stage connection is up.

@@ -163,11 +163,14 @@ JetStream cluster whose streams keep three replicas:
 			if hs != nil {
 				hs.Ready(p)
 				stop, err := watchConsumers(hs, dial, counts)
+				if err == nil {
+					defer stop()
+					err = watchStages(hs, p, set)
+				}
 				if err != nil {
 					_ = p.Stop()
 					return err
 				}
-				defer stop()
 			}
 			// The API stops before the pipeline: uploads under way end (or
 			// are cut and their turns discarded) while the stages run.

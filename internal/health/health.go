@@ -1,6 +1,6 @@
 // Package health serves a toolwire process's operational endpoints:
-// /healthz (the process is up), /readyz (its stages run and its NATS
-// connections are up) and /metrics (Prometheus: Go runtime, process and
+// /healthz (the process is up), /readyz (its stages run, its NATS
+// connections are up, and what the process adds with ReadyWhen) and /metrics (Prometheus: Go runtime, process and
 // NATS connection figures).
 package health
 
@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,7 +37,10 @@ type Server struct {
 	ln    net.Listener
 	stats atomic.Pointer[Stats]
 	reg   *prometheus.Registry
-	check atomic.Pointer[Check]
+	// checks are the ReadyWhen checks, replaced (not changed) as one is
+	// added.
+	checks atomic.Pointer[[]Check]
+	addMu  sync.Mutex
 }
 
 // Check says what keeps the process from being ready (nil: nothing); it is
@@ -77,13 +81,9 @@ func Listen(addr string) (*Server, error) {
 		case !(*p).Connected():
 			http.Error(w, "a stage's NATS connection is down", http.StatusServiceUnavailable)
 		default:
-			if c := s.check.Load(); c != nil {
-				ctx, cancel := context.WithTimeout(r.Context(), checkWait)
-				defer cancel()
-				if err := (*c)(ctx); err != nil {
-					http.Error(w, err.Error(), http.StatusServiceUnavailable)
-					return
-				}
+			if err := s.checkAll(r.Context()); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
 			}
 			fmt.Fprintln(w, "ready")
 		}
@@ -113,8 +113,34 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 func (s *Server) Ready(p Stats) { s.stats.Store(&p) }
 
 // ReadyWhen adds a check to /readyz: the streams and consumers the
-// process's stages use are there, for instance.
-func (s *Server) ReadyWhen(c Check) { s.check.Store(&c) }
+// process's stages use are there, for instance, or its MCP servers up.
+func (s *Server) ReadyWhen(c Check) {
+	s.addMu.Lock()
+	defer s.addMu.Unlock()
+	var checks []Check
+	if p := s.checks.Load(); p != nil {
+		checks = append(checks, *p...)
+	}
+	checks = append(checks, c)
+	s.checks.Store(&checks)
+}
+
+// checkAll runs every check, all within checkWait, and reports what each
+// that failed said: a probe names everything that keeps the process from
+// being ready, not only the first.
+func (s *Server) checkAll(ctx context.Context) error {
+	p := s.checks.Load()
+	if p == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkWait)
+	defer cancel()
+	var errs []error
+	for _, c := range *p {
+		errs = append(errs, c(ctx))
+	}
+	return errors.Join(errs...)
+}
 
 // Close stops serving.
 func (s *Server) Close(ctx context.Context) error {

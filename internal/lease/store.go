@@ -336,6 +336,7 @@ func (s *Store) apply(ctx context.Context, tenant, turn string, batch []*op) {
 			fail(live, fmt.Errorf("lease: write %s: %w", key, err))
 			return
 		}
+		conflicted(ctx)
 		if s.cache.newer(key, rev, notifyWait) {
 			// Another process's write refused ours, and the watch has
 			// brought it: write again on it without reading.

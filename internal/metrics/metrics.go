@@ -1,7 +1,8 @@
 // Package metrics turns the stages' hooks into Prometheus metrics:
-// deliveries and calls by stage, tenant, tool and outcome, run times, dead
-// letters, redeliveries, and each stage consumer's backlog read from
-// JetStream at scrape time.
+// deliveries and calls by stage, tenant, tool and outcome, calls started,
+// parked and their waits, lease conflicts, run times, dead letters,
+// redeliveries; and, read at scrape time, each stage consumer's backlog
+// from JetStream and the MCP servers' state.
 package metrics
 
 import (
@@ -28,6 +29,10 @@ type Metrics struct {
 	handling     *prometheus.HistogramVec
 	deadLetters  *prometheus.CounterVec
 	redeliveries *prometheus.CounterVec
+	started      *prometheus.CounterVec
+	leaseWait    *prometheus.HistogramVec
+	parked       *prometheus.GaugeVec
+	conflicts    *prometheus.CounterVec
 
 	mu      sync.Mutex
 	tenants map[string]bool
@@ -38,7 +43,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolwire_calls_total",
-			Help: "Calls settled by a stage: routed or rejected (router), ok, error or handed_back (executor), delivered (reorder).",
+			Help: "Calls settled by a stage: routed or rejected (router), ok, error, cancelled, rejected or handed_back (executor), delivered (reorder).",
 		}, []string{"stage", "tenant", "tool", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolwire_call_duration_seconds",
@@ -67,9 +72,27 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "toolwire_redeliveries_total",
 			Help: "Messages a stage received again (a retry, a dead worker's call, an ack that did not arrive).",
 		}, []string{"stage", "tenant"}),
+		started: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolwire_calls_started_total",
+			Help: "Calls an executor claimed to run (after their wait for the turn's start rule, if any).",
+		}, []string{"tenant", "tool"}),
+		leaseWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "toolwire_lease_wait_seconds",
+			Help:    "How long calls that had to wait for their turn's start rule (the lease) waited before they started, from receipt to claim.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10), // 1 ms to 262 s
+		}, []string{"tool"}),
+		parked: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "toolwire_parked_calls",
+			Help: "Calls the executors hold now, waiting for their turn's start rule to let them run.",
+		}, []string{"tenant"}),
+		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolwire_lease_conflicts_total",
+			Help: "Writes of a turn's lease that another writer's write refused (compare-and-set conflicts, then tried again), by the stage that made them.",
+		}, []string{"stage"}),
 		tenants: map[string]bool{},
 	}
-	for _, c := range []prometheus.Collector{m.calls, m.duration, m.e2e, m.deliveries, m.handling, m.deadLetters, m.redeliveries} {
+	for _, c := range []prometheus.Collector{m.calls, m.duration, m.e2e, m.deliveries, m.handling, m.deadLetters, m.redeliveries,
+		m.started, m.leaseWait, m.parked, m.conflicts} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -79,7 +102,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 
 // Hooks are the stage hooks that feed m.
 func (m *Metrics) Hooks() stage.Hooks {
-	return stage.Hooks{Handled: m.handled, Call: m.call}
+	return stage.Hooks{Handled: m.handled, Call: m.call, Started: m.callStarted, Parked: m.callParked, LeaseConflict: m.leaseConflict}
 }
 
 func (m *Metrics) handled(h stage.Handling) {
@@ -103,6 +126,21 @@ func (m *Metrics) call(e stage.CallEvent) {
 		m.e2e.WithLabelValues(m.tenant(e.Tenant)).Observe(e.E2E.Seconds())
 	}
 }
+
+func (m *Metrics) callStarted(e stage.CallEvent) {
+	m.started.WithLabelValues(m.tenant(e.Tenant), e.Tool).Inc()
+	if e.Waited > 0 {
+		m.leaseWait.WithLabelValues(e.Tool).Observe(e.Waited.Seconds())
+	}
+}
+
+// callParked follows the parked calls; a tenant keeps its label for the
+// life of the process, so a call leaves the series it joined.
+func (m *Metrics) callParked(tenant string, delta int) {
+	m.parked.WithLabelValues(m.tenant(tenant)).Add(float64(delta))
+}
+
+func (m *Metrics) leaseConflict(stage string) { m.conflicts.WithLabelValues(stage).Inc() }
 
 // tenant is the label of tenant: its name while there is room.
 func (m *Metrics) tenant(tenant string) string {

@@ -21,6 +21,8 @@ func Run(ctx context.Context, js jetstream.JetStream, spec Spec, h Handler) erro
 	spec.withDefaults()
 	r := &runner{spec: spec, js: js, h: h, recv: ctx, tracer: tracing.New(spec.Hooks.TracerProvider)}
 	work := context.WithoutCancel(ctx)
+	// The handlers' lease writes are counted as this stage's.
+	work = spec.Hooks.leaseTrace(work, spec.Stage)
 	var submit func(jetstream.Msg, int)
 	if spec.Lanes > 0 {
 		var together func(jetstream.Msg) bool

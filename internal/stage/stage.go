@@ -137,6 +137,17 @@ type Hooks struct {
 	// TracerProvider, when set, gives every delivery a span (package
 	// tracing), and the executor's calls theirs; nil is no tracing.
 	TracerProvider trace.TracerProvider
+	// Started follows every call an executor claims to run, with how long
+	// it was parked first (CallEvent.Waited).
+	Started func(CallEvent)
+	// Parked follows the calls an executor holds until their turn's start
+	// rule lets them run: delta is +1 as a call parks, -1 as it stops
+	// waiting (to run, answered, or left for another worker).
+	Parked func(tenant string, delta int)
+	// LeaseConflict follows every write of a turn's lease that another
+	// writer's write refused (a compare-and-set conflict), by the stage
+	// whose update led the write.
+	LeaseConflict func(stage string)
 }
 
 // Handling is one delivery's outcome.
@@ -151,7 +162,9 @@ type Handling struct {
 // CallEvent is one call settled by a stage.
 type CallEvent struct {
 	Stage, Tenant, Tool string
-	// Outcome is routed or rejected (router), ok, error or handed_back
+	// Outcome is routed or rejected (router), ok, error, cancelled (stopped
+	// or halted by its turn), rejected (refused by the permission policy,
+	// plan mode or a pool that does not host the tool) or handed_back
 	// (executor), delivered (reorder).
 	Outcome string
 	// Ran is how long the tool ran (executor; 0 elsewhere).
@@ -159,6 +172,9 @@ type CallEvent struct {
 	// E2E is from the call's tool_use being published to its result
 	// being delivered in order (reorder; 0 when unknown).
 	E2E time.Duration
+	// Waited is how long a call the executor starts was parked, from its
+	// receipt to its claim (Started; 0 for a call that never parked).
+	Waited time.Duration
 }
 
 // OnCall tells the Call hook of e, if there is one.

@@ -160,6 +160,19 @@ func (s *Set) Searchable(deferredOnly bool) []*tool.Tool {
 	return out
 }
 
+// Servers are the configured MCP servers, in configuration order.
+func (s *Set) Servers() []*mcp.Server { return append([]*mcp.Server(nil), s.servers...) }
+
+// Down names the MCP servers that are not running, and why; nil when
+// every one is up.
+func (s *Set) Down() error {
+	var errs []error
+	for _, srv := range s.servers {
+		errs = append(errs, srv.Down())
+	}
+	return errors.Join(errs...)
+}
+
 // Close stops the MCP servers.
 func (s *Set) Close() error {
 	var errs []error

@@ -39,6 +39,8 @@
 // ends the session at once, and a call whose connection failed pings the
 // server to tell a dead server from a failed call; a request that cannot
 // reach the server gets "MCP server <name> could not be reached (…)".
+// Running, Down (why it is not running) and Restarts (those that brought it
+// back) report the supervision to readiness checks and metrics.
 //
 // A stdio server leads a process group of its own, and the whole group is
 // stopped — SIGTERM, then SIGKILL — when the session closes (after its

@@ -78,6 +78,8 @@ type Server struct {
 
 	progress sync.Map // progress token → tool.Progress
 	tokens   atomic.Int64
+	// restarts counts the sessions installed after the first.
+	restarts atomic.Int64
 }
 
 // session is one connection to the server (one process for stdio).
@@ -157,6 +159,23 @@ func (s *Server) Running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cur != nil
+}
+
+// Restarts counts the times the server was restarted after its process
+// or session died (each restart that brought it up, not each attempt).
+func (s *Server) Restarts() int64 { return s.restarts.Load() }
+
+// Down says why the server is not running: nil while a session is up.
+func (s *Server) Down() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return fmt.Errorf("MCP server %s is closed", s.cfg.Name)
+	case s.cur == nil:
+		return errors.New(s.notRunning(s.downFor))
+	}
+	return nil
 }
 
 // Close stops the server: restarts end, calls in flight are cancelled and
@@ -295,6 +314,7 @@ func (s *Server) restart() {
 		cancel()
 		if err == nil {
 			if s.install(sess) {
+				s.restarts.Add(1)
 				s.log.Info("mcp: server restarted", "attempt", attempt)
 			}
 			return
