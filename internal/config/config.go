@@ -31,27 +31,31 @@ import (
 
 // Config is a loaded configuration file.
 type Config struct {
-	// Deny are the deny rules as written ("Bash(rm:*)", "Write").
+	// Deny are rules that remove whole tools from the pool, as written
+	// ("Bash(rm:*)", "Write").
 	Deny []string `json:"deny"`
-	// ToolSearch is the tool search mode as written ("on", "off",
-	// "auto", "auto:N"); "" when the file does not set it.
-	ToolSearch string `json:"tool_search"`
+	// ToolSearch is the tool search mode as written: on, off, auto or
+	// auto:N (defer tools past N% of the context window); "" when the
+	// file does not set it.
+	ToolSearch string `json:"tool_search" default:"auto:10"`
 
 	// Permissions are the allow, deny and ask rules checked per call, a
-	// default set plus each tenant's own.
+	// default set plus each tenant's own (an ask waits for a decision).
 	Permissions *Permissions `json:"permissions"`
-	// MCPServers are the MCP servers whose tools join the pool.
+	// MCPServers are the MCP servers whose tools join the pool, as
+	// mcp__<server>__<tool>.
 	MCPServers []mcp.ServerConfig `json:"mcp_servers"`
-	// Limits bound what an event may carry; unset fields keep their
-	// defaults (schemas.DefaultLimits).
+	// Limits bound every number and size an event may carry; unset
+	// fields keep their defaults (docs/orchestration.md#limits).
 	Limits schemas.Limits `json:"limits"`
-	// API holds the HTTP API's tokens (nil: no authentication).
+	// API holds the HTTP API's bearer token of each tenant (none: no
+	// authentication, and the API on loopback only).
 	API *API `json:"api"`
-	// Bash is the sandbox policy of the Bash tool (nil: the default).
+	// Bash is the sandbox policy of the Bash tool: its environment,
+	// resource limits, writable paths, network (none: the default).
 	Bash *sandbox.Policy `json:"bash"`
 	// MaxToolUseConcurrency is the per-turn concurrency limit the router
-	// gives turns that set none (0: 10); the flag --max-concurrency of
-	// serve and run.
+	// gives turns that set none (0: 10).
 	MaxToolUseConcurrency int `json:"max_tool_use_concurrency" default:"0" check:"positive"`
 
 	// NATS is how commands connect to NATS and sign in.
