@@ -56,4 +56,13 @@ func TestConfigPrintAndCheck(t *testing.T) {
 	if code != 1 || err == nil || !strings.Contains(err.Error(), bad+":2:3: field \"deny\"[0]") {
 		t.Errorf("check of a bad file: %d %v", code, err)
 	}
+	good := writeTemp(t, "toolwire.yml", "serve:\n  executors: 3\n")
+	if out, code, _ := runSub(t, newConfig, "", "check", good); code != 0 || !strings.Contains(out, "ok") {
+		t.Errorf("check of a good YAML file: %d %q", code, out)
+	}
+	badYAML := writeTemp(t, "bad.yaml", "serve:\n  executors: 0\n")
+	_, code, err = runSub(t, newConfig, "", "check", badYAML)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), badYAML+`:2:14: field "serve".executors: want a positive integer, found 0`) {
+		t.Errorf("check of a bad YAML file: %d %v", code, err)
+	}
 }

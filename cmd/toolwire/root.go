@@ -16,6 +16,12 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServe(), newRun(), newDemo(), newCancel(), newParse(), newCoerce(), newSanitize(), newProxy(), newTools(), newLoadtest(), newDLQ(), newTop(), newConfig())
+	// Every command that takes settings reads them from its flags, the
+	// TOOLWIRE_* variables and the configuration file before it runs
+	// (bind.go); a command that needs its own PersistentPreRunE must call
+	// bindCommand itself.
+	addConfigFlags(root)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return bindCommand(cmd) }
 	return root
 }
 
@@ -30,12 +36,18 @@ func loadTools(ctx context.Context, configFile string, o toolset.Options) (*tool
 	return buildTools(ctx, cfg, o)
 }
 
-// loadConfig reads the configuration file; nil when none is named.
+// loadConfig reads the configuration file with the variables of its
+// structured settings (TOOLWIRE_DENY, ...) laid over it; nil when neither
+// names anything.
 func loadConfig(configFile string) (*config.Config, error) {
-	if configFile == "" {
-		return nil, nil
+	var cfg *config.Config
+	if configFile != "" {
+		var err error
+		if cfg, err = config.Load(configFile); err != nil {
+			return nil, err
+		}
 	}
-	return config.Load(configFile)
+	return envOverrides(cfg)
 }
 
 // buildTools assembles the tools of cfg (nil: no file) as loadTools does.

@@ -67,7 +67,7 @@ each result, in delivery order, as one JSON object per line, then a turn_done li
 	f.DurationVar(&pace, "pace", 0, "pause between SSE events, to replay at model speed")
 	f.StringVar(&workdir, "workdir", "", "working directory of the calls (default: current)")
 	f.StringVar(&natsURL, "nats", "", "send the turn to the pipeline `toolwire serve` runs on this NATS server instead of a private one")
-	f.StringVar(&configFile, "config", "", `JSON configuration: {"deny": [rules], "permissions": {...}, "mcp_servers": [...], "tool_search": "auto"}`)
+	f.StringVar(&configFile, "config", "", "configuration file, YAML or JSON: every setting, docs/configuration.md (default $TOOLWIRE_CONFIG)")
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
 	f.IntVar(&executors, "executors", 1, "executor workers")
 	f.IntVar(&maxConc, "max-concurrency", 0, "per-turn concurrency limit (default $TOOLWIRE_MAX_TOOL_USE_CONCURRENCY or 10)")

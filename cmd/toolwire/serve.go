@@ -216,7 +216,7 @@ JetStream cluster whose streams keep three replicas:
 	logs.register(f)
 	f.StringVar(&stages, "stages", "router,executor,reorder", "stages to run: any of router, executor, reorder; none: NATS only")
 	f.StringVar(&workdir, "workdir", "", "working directory of calls whose turn names none (default: current)")
-	f.StringVar(&configFile, "config", "", `JSON configuration: {"deny": [rules], "permissions": {...}, "mcp_servers": [...], "tool_search": "auto"}`)
+	f.StringVar(&configFile, "config", "", "configuration file, YAML or JSON: every setting, docs/configuration.md (default $TOOLWIRE_CONFIG)")
 	f.BoolVar(&testTools, "test-tools", false, "also register the test tools Noop and Sleep")
 	f.IntVar(&executors, "executors", 2, "executor workers")
 	f.IntVar(&reorders, "reorders", 1, "reorder instances")

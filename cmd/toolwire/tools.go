@@ -82,7 +82,7 @@ Exit status: 0 on success, 1 when the configuration is bad, 2 on a usage error.`
 	}
 	toolsUsage(cmd)
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&flags.configFile, "config", "", "JSON configuration file: {\"deny\": [rules], \"tool_search\": \"on|off|auto[:N]\"}")
+	pf.StringVar(&flags.configFile, "config", "", "configuration file, YAML or JSON: every setting, docs/configuration.md (default $TOOLWIRE_CONFIG)")
 	pf.BoolVar(&flags.testTools, "test-tools", false, "include the test tools (Noop, Sleep, Chdir)")
 	pf.IntVar(&flags.contextWindow, "context-window", tool.DefaultContextWindow, "the model's context window in tokens, for tool_search auto")
 	cmd.Flags().StringVar(&format, "format", string(tool.FormatAnthropic), "anthropic or openai")

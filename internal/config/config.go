@@ -1,9 +1,13 @@
 // Package config reads toolwire's configuration file: a JSON object such as
 //
-//	{"deny": ["Bash(rm:*)", "Write"], "tool_search": "auto:10"}
+//	{"deny": ["Bash(rm:*)", "Write"], "tool_search": "auto:10", "serve": {"http": "127.0.0.1:8090"}}
 //
-// Load checks every field and reports a bad one by its name and its place
-// in the file (path:line:column).
+// or the same as YAML (a file named *.yaml or *.yml). Load checks every
+// field and reports a bad one by its name and its place in the file
+// (path:line:column). Config declares every setting, each with its
+// default and its check; Settings lists them with their environment
+// variables, which the binary reads (this package never reads the
+// environment).
 package config
 
 import (
@@ -27,24 +31,43 @@ import (
 
 // Config is a loaded configuration file.
 type Config struct {
-	// Deny are the deny rules as written ("Bash(rm:*)", "Write").
+	// Deny are rules that remove whole tools from the pool, as written
+	// ("Bash(rm:*)", "Write").
 	Deny []string `json:"deny"`
-	// ToolSearch is the tool search mode as written ("on", "off",
-	// "auto", "auto:N"); "" when the file does not set it.
-	ToolSearch string `json:"tool_search"`
+	// ToolSearch is the tool search mode as written: on, off, auto or
+	// auto:N (defer tools past N% of the context window); "" when the
+	// file does not set it.
+	ToolSearch string `json:"tool_search" default:"auto:10"`
 
 	// Permissions are the allow, deny and ask rules checked per call, a
-	// default set plus each tenant's own.
+	// default set plus each tenant's own (an ask waits for a decision).
 	Permissions *Permissions `json:"permissions"`
-	// MCPServers are the MCP servers whose tools join the pool.
+	// MCPServers are the MCP servers whose tools join the pool, as
+	// mcp__<server>__<tool>.
 	MCPServers []mcp.ServerConfig `json:"mcp_servers"`
-	// Limits bound what an event may carry; unset fields keep their
-	// defaults (schemas.DefaultLimits).
+	// Limits bound every number and size an event may carry; unset
+	// fields keep their defaults (docs/orchestration.md#limits).
 	Limits schemas.Limits `json:"limits"`
-	// API holds the HTTP API's tokens (nil: no authentication).
+	// API holds the HTTP API's bearer token of each tenant (none: no
+	// authentication, and the API on loopback only).
 	API *API `json:"api"`
-	// Bash is the sandbox policy of the Bash tool (nil: the default).
+	// Bash is the sandbox policy of the Bash tool: its environment,
+	// resource limits, writable paths, network (none: the default).
 	Bash *sandbox.Policy `json:"bash"`
+	// MaxToolUseConcurrency is the per-turn concurrency limit the router
+	// gives turns that set none (0: 10).
+	MaxToolUseConcurrency int `json:"max_tool_use_concurrency" default:"0" check:"positive"`
+
+	// NATS is how commands connect to NATS and sign in.
+	NATS NATS `json:"nats" config:"section"`
+	// Log chooses the log lines of serve and proxy.
+	Log Log `json:"log" config:"section"`
+	// Serve are the settings of toolwire serve.
+	Serve Serve `json:"serve" config:"section"`
+	// Cluster makes serve's embedded server a member of a NATS cluster.
+	Cluster Cluster `json:"cluster" config:"section"`
+	// Proxy are the settings of toolwire proxy.
+	Proxy Proxy `json:"proxy" config:"section"`
 
 	// DenyRules are Deny parsed.
 	DenyRules []tool.Rule `json:"-"`
@@ -52,10 +75,11 @@ type Config struct {
 	Policy *permission.Policy `json:"-"`
 	// SearchMode is ToolSearch parsed (meaningful when ToolSearch != "").
 	SearchMode tool.SearchMode `json:"-"`
-}
 
-// fields are the keys a file may hold, in the order errors list them.
-var fields = []string{"deny", "tool_search", "permissions", "mcp_servers", "limits", "api", "bash"}
+	// fromFile are the scalar settings the file sets, by key, as a flag
+	// takes them.
+	fromFile map[string]string
+}
 
 // RuleSet is one set of per-call rules as written.
 type RuleSet struct {
@@ -79,11 +103,19 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	at := func(off int64) (int, int) { return position(data, off) }
+	if IsYAML(path) {
+		y, err := fromYAML(data)
+		if err != nil {
+			return nil, fmt.Errorf("config %s:%w", path, err)
+		}
+		data, at = y.json, y.at
+	}
 	c, err := Parse(data)
 	if err != nil {
 		var pe *PosError
 		if errors.As(err, &pe) {
-			line, col := position(data, pe.Offset)
+			line, col := at(pe.Offset)
 			return nil, fmt.Errorf("config %s:%d:%d: %s", path, line, col, pe.Msg)
 		}
 		return nil, fmt.Errorf("config %s: %w", path, err)
@@ -92,6 +124,13 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// IsYAML reports whether the file at path is read as YAML: its name ends
+// in .yaml or .yml; any other is JSON.
+func IsYAML(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".yaml" || ext == ".yml"
 }
 
 // PosError is a problem at a byte offset of the file.
@@ -144,25 +183,9 @@ func Parse(data []byte) (*Config, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, syntaxError(err, valueAt)
 		}
-		switch key {
-		case "deny":
-			err = c.setDeny(raw, valueAt)
-		case "tool_search":
-			err = c.setToolSearch(raw, valueAt)
-		case "permissions":
-			err = c.setPermissions(raw, valueAt)
-		case "mcp_servers":
-			err = c.setMCPServers(raw, valueAt)
-		case "limits":
-			err = c.setLimits(raw, valueAt)
-		case "api":
-			err = c.setAPI(raw, valueAt)
-		case "bash":
-			err = c.setBash(raw, valueAt)
-		default:
-			err = errAt(keyAt, "unknown field %q (known: %s)", key, strings.Join(fields, ", "))
-		}
-		if err != nil {
+		if err := c.set(key, raw, valueAt); errors.Is(err, errUnknown) {
+			return nil, errAt(keyAt, "unknown field %q (known: %s)", key, strings.Join(fields, ", "))
+		} else if err != nil {
 			return nil, err
 		}
 	}

@@ -65,7 +65,7 @@ func TestLoadErrors(t *testing.T) {
 		{"{\n  \"tool_search\": \"maybe\"\n}", `:2:18: field "tool_search": invalid tool search mode "maybe": want on, off, auto or auto:N`},
 		{"{\n  \"tool_search\": \"auto:0\"\n}", `:2:18: field "tool_search": invalid tool search mode "auto:0"`},
 		{"{\n  \"tool_search\": 3\n}", `:2:18: field "tool_search": want a string`},
-		{"{\n  \"deny\": [],\n  \"tols\": 1\n}", `:3:3: unknown field "tols" (known: deny, tool_search, permissions, mcp_servers, limits, api, bash)`},
+		{"{\n  \"deny\": [],\n  \"tols\": 1\n}", `:3:3: unknown field "tols" (known: deny, tool_search, permissions, mcp_servers, limits, api, bash, max_tool_use_concurrency, nats, log, serve, cluster, proxy)`},
 		{"{\n  \"limits\": {\"max_calls\": 4}\n}", `:2:13: field "limits": want {"max_calls_per_turn": N`},
 		{"{\n  \"limits\": {\"max_calls_per_turn\": -4}\n}", `:2:13: field "limits".max_calls_per_turn: want a positive integer, found -4`},
 		{"{\n  \"limits\": [4]\n}", `:2:13: field "limits": want {"max_calls_per_turn": N`},

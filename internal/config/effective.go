@@ -17,9 +17,11 @@ const Redacted = "<redacted>"
 type Overrides struct {
 	// ToolSearch and its source ("env TOOLWIRE_TOOL_SEARCH"), when set.
 	ToolSearch, ToolSearchFrom string
-	// MaxConcurrency and its source, when set (> 0).
-	MaxConcurrency     int
-	MaxConcurrencyFrom string
+	// Values are scalar settings as the process has them, each with its
+	// source ("flag --listen", "env TOOLWIRE_SERVE_LISTEN", "file",
+	// "default"), by key; a setting missing here is the file's, else its
+	// default.
+	Values map[string]Sourced[string]
 }
 
 // Effective is the configuration a process runs with — the file's fields,
@@ -35,6 +37,12 @@ type Effective struct {
 	Limits         schemas.Limits     `json:"limits"`
 	APITenants     map[string]string  `json:"api_tenants"`
 	Bash           sandbox.Policy     `json:"bash"`
+	// The sections of process settings, by key within the section.
+	NATS    map[string]Sourced[any] `json:"nats"`
+	Log     map[string]Sourced[any] `json:"log"`
+	Serve   map[string]Sourced[any] `json:"serve"`
+	Cluster map[string]Sourced[any] `json:"cluster"`
+	Proxy   map[string]Sourced[any] `json:"proxy"`
 }
 
 // Sourced is a value and where it came from: "file", "default", or the
@@ -75,8 +83,24 @@ func (c *Config) Effective(path string, o Overrides, defaultConcurrency int) Eff
 	if o.ToolSearch != "" {
 		e.ToolSearch = Sourced[string]{o.ToolSearch, o.ToolSearchFrom}
 	}
-	if o.MaxConcurrency > 0 {
-		e.MaxConcurrency = Sourced[int]{o.MaxConcurrency, o.MaxConcurrencyFrom}
+	if v, from := c.value("max_tool_use_concurrency", o); from != "default" && v.(int) > 0 {
+		e.MaxConcurrency = Sourced[int]{v.(int), from}
+	}
+	sections := map[string]*map[string]Sourced[any]{"nats": &e.NATS, "log": &e.Log, "serve": &e.Serve, "cluster": &e.Cluster, "proxy": &e.Proxy}
+	for _, s := range settings {
+		top, name, ok := strings.Cut(s.Key, ".")
+		if !ok {
+			continue
+		}
+		m := sections[top]
+		if *m == nil {
+			*m = map[string]Sourced[any]{}
+		}
+		v, from := c.value(s.Key, o)
+		if s.Secret && v != "" {
+			v = Redacted
+		}
+		(*m)[name] = Sourced[any]{v, from}
 	}
 	if e.Bash.Limits == nil {
 		l := sandbox.DefaultLimits()
@@ -106,4 +130,22 @@ func redactServer(s mcp.ServerConfig) mcp.ServerConfig {
 		s.Headers = h
 	}
 	return s
+}
+
+// value is the scalar setting key as the process has it, typed by its
+// kind (a duration as text), and where it came from: o's, else the
+// file's, else the default.
+func (c *Config) value(key string, o Overrides) (any, string) {
+	s, _ := Lookup(key)
+	text, from := s.Default, "default"
+	if v, ok := o.Values[key]; ok {
+		text, from = v.Value, v.From
+	} else if v, ok := c.FileValue(key); ok {
+		text, from = v, "file"
+	}
+	v, err := s.fromText(text)
+	if err != nil || s.Kind == KindDuration {
+		return text, from
+	}
+	return v, from
 }
