@@ -16,6 +16,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServe(), newRun(), newDemo(), newCancel(), newParse(), newCoerce(), newSanitize(), newProxy(), newTools(), newLoadtest(), newDLQ(), newTop(), newConfig())
+	root.AddCommand(newAuth())
 	return root
 }
 

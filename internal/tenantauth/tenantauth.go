@@ -54,7 +54,7 @@ const MainFile = "nats.conf"
 
 // ErrExists is returned for credentials that exist already and were not
 // to be replaced.
-var ErrExists = errors.New("tenantauth: already exists (replace it with force)")
+var ErrExists = errors.New("tenantauth: the credentials exist already")
 
 // Written says what a call wrote.
 type Written struct {
