@@ -34,10 +34,10 @@ type Permissions struct {
 // approval subjects from the streams by direct get or through a consumer
 // whose filter is its own (the server puts the filter in the create
 // subject and checks the two agree), and to fetch from and delete such a
-// consumer by its name. Nothing here names another tenant's subject, a
-// stream's info or listing, a stage's stream, the lease or tools bucket,
-// the object store or a stream or consumer deletion by anyone but by name
-// of an ephemeral consumer of the out or approval stream.
+// consumer by its name. Nothing here reaches another tenant's subjects, a
+// stream's info or listing, a stage's stream or consumer, the lease or
+// tools bucket, the object store, a purge or a deletion other than of a
+// consumer of the out or approval stream, by name.
 //
 // A consumer's fetch and delete subjects carry its name, not its filter:
 // the client's consumers live for one read under a random name, which no
