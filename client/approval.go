@@ -55,39 +55,26 @@ func (c *Client) pendingApprovals(turn string, fn func(*schemas.ApprovalRequest)
 	ctx, cancel := context.WithTimeout(context.Background(), catchUpWait)
 	defer cancel()
 	sp := c.cfg.Space
-	stream, err := c.js.Stream(ctx, sp.ApprovalStream())
-	if err != nil {
-		return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
-	}
-	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{sp.ApprovalRequests(c.cfg.Tenant, turn)}})
-	if err != nil {
-		return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
-	}
-	for {
-		info, err := cons.Info(ctx)
-		if err != nil {
-			return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
-		}
-		if info.NumPending == 0 {
-			return nil
-		}
-		m, err := cons.Next(jetstream.FetchMaxWait(catchUpWait))
-		if err != nil {
-			return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
-		}
-		_, data, err := schemas.Decode(m.Headers(), m.Data())
+	stream := sp.ApprovalStream()
+	err := c.readFrom(ctx, stream, sp.ApprovalRequests(c.cfg.Tenant, turn), 0, false, func(m *stored) error {
+		_, data, err := schemas.Decode(m.header, m.data)
 		r, ok := data.(*schemas.ApprovalRequest)
 		if err != nil || !ok {
-			continue
+			return nil
 		}
-		_, err = stream.GetLastMsgForSubject(ctx, sp.ApprovalDecision(c.cfg.Tenant, turn, r.Seq))
+		_, err = c.lastMsg(ctx, stream, sp.ApprovalDecision(c.cfg.Tenant, turn, r.Seq))
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 			fn(r)
 		case err != nil:
-			return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
+			return err
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
 	}
+	return nil
 }
 
 // Decide answers the approval request of call seq: allow runs it, a refusal

@@ -9,9 +9,7 @@
 package client
 
 import (
-	"context"
 	"fmt"
-	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -38,9 +36,6 @@ type Client struct {
 	cfg Config
 	nc  *nats.Conn
 	js  jetstream.JetStream
-
-	mu  sync.Mutex
-	out jetstream.Stream
 }
 
 // New returns a client on nc. The streams must exist: a router, executor
@@ -81,19 +76,4 @@ func checkTurn(op, turn string) error {
 		return fmt.Errorf("client: %s: %w", op, err)
 	}
 	return nil
-}
-
-// outStream binds the out stream once.
-func (c *Client) outStream(ctx context.Context) (jetstream.Stream, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.out != nil {
-		return c.out, nil
-	}
-	s, err := c.js.Stream(ctx, c.cfg.Space.OutStream())
-	if err != nil {
-		return nil, err
-	}
-	c.out = s
-	return s, nil
 }

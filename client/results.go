@@ -59,7 +59,7 @@ func (c *Client) Results(ctx context.Context, turn string) iter.Seq2[Delivery, e
 		for {
 			select {
 			case m := <-live:
-				if err := r.add(m.Header, m.Data); err != nil && !yield(Delivery{}, err) {
+				if _, err := r.add(m.Header, m.Data); err != nil && !yield(Delivery{}, err) {
 					return
 				}
 			case <-rescan.C:
@@ -99,11 +99,13 @@ type reader struct {
 	scanned uint64           // last stream sequence read by scan
 }
 
-// add decodes one out message and keeps it until its turn.
-func (r *reader) add(h nats.Header, body []byte) error {
+// add decodes one out message and keeps it until its turn. It returns the
+// seq of the last result the message implies was stored before it: the
+// result's own, or, for turn_done, the turn's last.
+func (r *reader) add(h nats.Header, body []byte) (int, error) {
 	_, data, err := schemas.Decode(h, body)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadDelivery, err)
+		return 0, fmt.Errorf("%w: %w", ErrBadDelivery, err)
 	}
 	d := Delivery{At: time.Now().UTC()}
 	switch v := data.(type) {
@@ -112,13 +114,14 @@ func (r *reader) add(h nats.Header, body []byte) error {
 			d.Result = v
 			r.pending[v.Seq] = d
 		}
+		return v.Seq, nil
 	case *schemas.TurnDone:
 		d.Done = v
 		r.done = &d
+		return v.Results - 1, nil
 	default:
-		return fmt.Errorf("%w: unexpected %s", ErrBadDelivery, data.EventType())
+		return 0, fmt.Errorf("%w: unexpected %s", ErrBadDelivery, data.EventType())
 	}
-	return nil
 }
 
 // next returns the delivery that is next in order, if it has arrived.
@@ -134,25 +137,45 @@ func (r *reader) next() (Delivery, bool) {
 	return Delivery{}, false
 }
 
-// scan reads what the stream holds for the turn past the last message read.
+// scan reads what the stream holds for the turn and the subscription did
+// not bring: the subject's last message tells whether anything is missing
+// (one direct get, the usual case), and only then are the messages past
+// the last one read taken from the stream.
 func (r *reader) scan(ctx context.Context) error {
-	s, err := r.c.outStream(ctx)
+	stream := r.c.cfg.Space.OutStream()
+	last, err := r.c.lastMsg(ctx, stream, r.subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) || err == nil && last.seq <= r.scanned {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	for {
-		gctx, cancel := jserr.Bound(ctx)
-		raw, err := s.GetMsg(gctx, r.scanned+1, jetstream.WithGetMsgSubject(r.subject))
-		cancel()
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return nil
-		}
+	upTo, err := r.add(last.header, last.data)
+	if err != nil {
+		return err
+	}
+	if !r.have(upTo) {
+		err = r.c.readFrom(ctx, stream, r.subject, r.scanned+1, false, func(m *stored) error {
+			_, err := r.add(m.header, m.data)
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		r.scanned = raw.Sequence
-		if err := r.add(raw.Header, raw.Data); err != nil {
-			return err
+	}
+	// The out subject holds a turn's messages in call order: with its
+	// last one, every earlier one is known.
+	r.scanned = last.seq
+	return nil
+}
+
+// have reports whether every result from the next one to yield up to
+// seq upTo is here.
+func (r *reader) have(upTo int) bool {
+	for seq := r.want; seq <= upTo; seq++ {
+		if _, ok := r.pending[seq]; !ok {
+			return false
 		}
 	}
+	return true
 }

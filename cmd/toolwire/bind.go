@@ -21,7 +21,7 @@ var (
 	natsKeys = map[string]string{
 		"nats": "nats.url", "user": "nats.user", "password": "nats.password", "token": "nats.token",
 		"nkey": "nats.nkey", "creds": "nats.creds", "tlscert": "nats.tlscert", "tlskey": "nats.tlskey",
-		"tlsca": "nats.tlsca", "tlsfirst": "nats.tlsfirst",
+		"tlsca": "nats.tlsca", "tlsfirst": "nats.tlsfirst", "inbox-prefix": "nats.inbox_prefix",
 	}
 	logKeys   = map[string]string{"log-format": "log.format", "log-level": "log.level"}
 	serveKeys = map[string]string{

@@ -16,6 +16,7 @@ type natsAuth struct {
 	user, password, token, nkey, creds string
 	tlsCert, tlsKey, tlsCA             string
 	tlsFirst                           bool
+	inboxPrefix                        string
 }
 
 // register adds the flags to fs.
@@ -29,6 +30,7 @@ func (a *natsAuth) register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.tlsKey, "tlskey", "", "TLS client key file (or $NATS_KEY)")
 	fs.StringVar(&a.tlsCA, "tlsca", "", "CA file to verify the NATS server's certificate with (or $NATS_CA)")
 	fs.BoolVar(&a.tlsFirst, "tlsfirst", false, "start TLS before the NATS handshake (servers with handshake_first)")
+	fs.StringVar(&a.inboxPrefix, "inbox-prefix", "", "prefix of reply subjects, as a tenant's user must use (or $NATS_INBOX_PREFIX)")
 }
 
 // options are the connection options the settings ask for.
@@ -80,6 +82,9 @@ func (a *natsAuth) options() ([]nats.Option, error) {
 	}
 	if a.tlsFirst {
 		opts = append(opts, nats.TLSHandshakeFirst())
+	}
+	if p := or(a.inboxPrefix, "NATS_INBOX_PREFIX"); p != "" {
+		opts = append(opts, nats.CustomInboxPrefix(p))
 	}
 	return opts, nil
 }

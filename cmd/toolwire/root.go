@@ -22,6 +22,7 @@ func newRoot() *cobra.Command {
 	// bindCommand itself.
 	addConfigFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return bindCommand(cmd) }
+	root.AddCommand(newAuth())
 	return root
 }
 

@@ -38,6 +38,10 @@ type NATS struct {
 	// TLSFirst starts TLS before the NATS handshake (servers with
 	// handshake_first).
 	TLSFirst bool `json:"tlsfirst" default:"false"`
+	// InboxPrefix is the prefix of reply subjects, which a tenant's user
+	// must use (toolwire auth tenant add): without it, replies would come
+	// on _INBOX, which the tenant may not read.
+	InboxPrefix string `json:"inbox_prefix" default:""`
 }
 
 // Log chooses the log lines of serve and proxy.

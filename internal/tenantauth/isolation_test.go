@@ -1,0 +1,329 @@
+package tenantauth_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/internal/tenantauth"
+	"github.com/toolwire/toolwire/internal/testenv"
+	"github.com/toolwire/toolwire/pipeline"
+	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
+	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/tool/testtools"
+)
+
+// violations records the permission errors the server reports to a
+// connection, which it sends instead of delivering a refused publish or
+// subscription.
+type violations struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (v *violations) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.errs = append(v.errs, err.Error())
+}
+
+// has reports whether the server refused what on subject ("Publish" or
+// "Subscription").
+func (v *violations) has(what, subject string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	want := strings.ToLower(fmt.Sprintf("permissions violation for %s to %q", what, subject))
+	for _, e := range v.errs {
+		if strings.Contains(strings.ToLower(e), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// tenantEnv is a server started with the written configuration, the
+// pipeline signed in as the stages, and the two tenants' connections.
+type tenantEnv struct {
+	srv          *embedded.Server
+	stages       *nats.Conn
+	acme, globex *nats.Conn
+	acmeErrs     *violations
+	gate         chan struct{}
+	started      chan struct{}
+}
+
+func startTenants(t *testing.T) *tenantEnv {
+	t.Helper()
+	sp := subjects.Default()
+	dir := t.TempDir()
+	stages, err := tenantauth.Init(dir, tenantauth.NKey, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme, err := tenantauth.AddTenant(dir, sp, "acme", tenantauth.NKey, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	globex, err := tenantauth.AddTenant(dir, sp, "globex", tenantauth.Password, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &tenantEnv{acmeErrs: &violations{}, gate: make(chan struct{}), started: make(chan struct{}, 16)}
+	e.srv = testenv.ServerWith(t, embedded.Options{ConfigFile: filepath.Join(dir, tenantauth.MainFile)})
+	stagesKey, err := nats.NkeyOptionFromSeed(stages.Secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(name string, opts ...nats.Option) (*nats.Conn, error) {
+		return e.srv.Connect(name, append(opts, stagesKey)...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := pipeline.Start(ctx, dial, pipeline.Config{Space: sp, Tools: testenv.Registry(t, append(testtools.Tools(), e.gateTool())...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Stop() })
+	if e.stages, err = dial("stages"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.stages.Close)
+
+	acmeKey, err := nats.NkeyOptionFromSeed(acme.Secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.acme, err = e.srv.Connect("acme", acmeKey, nats.CustomInboxPrefix(sp.Inbox("acme")), nats.ErrorHandler(e.acmeErrs.handler)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.acme.Close)
+	password, err := os.ReadFile(globex.Secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.globex, err = e.srv.Connect("globex", nats.UserInfo(globex.User, strings.TrimSpace(string(password))), nats.CustomInboxPrefix(sp.Inbox("globex")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.globex.Close)
+	return e
+}
+
+// gateTool is a tool whose calls wait for the test to close e.gate (or an
+// interrupt): a turn the test can keep running.
+func (e *tenantEnv) gateTool() *tool.Tool {
+	return tool.MustBuild(tool.Definition{
+		Name: "Gate", Description: "Test tool: waits for the gate.", Interrupt: tool.InterruptCancel,
+		Call: func(ctx context.Context, _ json.RawMessage, _ tool.TurnContext, _ tool.Progress) (tool.Result, error) {
+			e.started <- struct{}{}
+			select {
+			case <-e.gate:
+				return tool.Result{Content: "the gate opened"}, nil
+			case <-ctx.Done():
+				return tool.Result{}, ctx.Err()
+			}
+		},
+	})
+}
+
+func newClient(t *testing.T, nc *nats.Conn, tenant string) *client.Client {
+	t.Helper()
+	c, err := client.New(nc, client.Config{Space: subjects.Default(), Tenant: tenant})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func noops(n int) []client.Call {
+	calls := make([]client.Call, n)
+	for i := range calls {
+		calls[i] = client.Call{ID: fmt.Sprintf("c%d", i), Name: "Noop", Input: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))}
+	}
+	return calls
+}
+
+// readTurn reads a whole turn, failing the test unless its n results
+// come in call order, then turn_done.
+func readTurn(t *testing.T, ctx context.Context, cl *client.Client, turn string, n int) []*schemas.ToolResult {
+	t.Helper()
+	results, done, err := testenv.ReadTurn(ctx, cl, turn)
+	if err != nil || done == nil || len(results) != n {
+		t.Fatalf("turn %s: %d results, %v, %v; want %d results in order", turn, len(results), done, err, n)
+	}
+	return results
+}
+
+// TestTenantIsolation runs the pipeline on a server configured by
+// `toolwire auth`: each tenant runs its turns through package client with
+// its own credentials, and one tenant's credentials neither read nor
+// steer anything of another's, by core NATS or the JetStream API.
+func TestTenantIsolation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the pipeline and waits for refused requests")
+	}
+	e := startTenants(t)
+	sp := subjects.Default()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	acme, globex := newClient(t, e.acme, "acme"), newClient(t, e.globex, "globex")
+
+	// Each tenant runs a turn, acme's read both live and, once done,
+	// again from the stream.
+	if err := acme.SubmitCalls(ctx, "a1", noops(5), client.TurnOptions{}); err != nil {
+		t.Fatalf("acme submits its turn: %v", err)
+	}
+	readTurn(t, ctx, acme, "a1", 5)
+	readTurn(t, ctx, acme, "a1", 5)
+	stopApprovals, err := acme.Approvals("a1", func(*schemas.ApprovalRequest) {})
+	if err != nil {
+		t.Fatalf("acme follows its approvals: %v", err)
+	}
+	stopApprovals()
+
+	// acme listens for globex's traffic every way it might.
+	var leaked sync.Map
+	spies := []string{">", "tw.>", "tw.globex.>", "tw.*.out.*", "tw.globex.out.*", "tw.globex.progress.*",
+		"tw.globex.exec.>", "tw.*.result.*.*", "$KV.TW_LEASE.>", "tw_lease.>", "_INBOX.>", "_INBOX_tw.globex.>", "$JS.EVENT.>"}
+	for _, s := range spies {
+		if _, err := e.acme.Subscribe(s, func(m *nats.Msg) { leaked.Store(m.Subject, s) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.acme.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	// globex runs a turn whose first call waits; acme tries to cancel and
+	// discard it, as globex's client would.
+	calls := append([]client.Call{{ID: "g", Name: "Gate"}}, noops(3)...)
+	if err := globex.SubmitCalls(ctx, "g1", calls, client.TurnOptions{}); err != nil {
+		t.Fatalf("globex submits its turn: %v", err)
+	}
+	<-e.started
+	intruder := newClient(t, e.acme, "globex")
+	short, cancelShort := context.WithTimeout(ctx, 3*time.Second)
+	if err := intruder.Cancel(short, "g1", "acme"); err == nil {
+		t.Error("acme cancelled globex's turn")
+	}
+	if err := intruder.Discard(short, "g1", "acme"); err == nil {
+		t.Error("acme discarded globex's turn")
+	}
+	if err := intruder.SubmitCalls(short, "g1", noops(1), client.TurnOptions{}); err == nil {
+		t.Error("acme submitted a call to globex's turn")
+	}
+	for d, err := range intruder.Results(short, "g1") {
+		if err == nil {
+			t.Errorf("acme read a delivery of globex's turn: %+v", d)
+		}
+		break
+	}
+	if _, err := intruder.Blob(short, "globex/g1/0"); err == nil {
+		t.Error("acme read globex's blob store")
+	}
+	cancelShort()
+	close(e.gate)
+	for _, r := range readTurn(t, ctx, globex, "g1", 4) {
+		if r.IsError {
+			t.Errorf("globex's call %d: %q; acme's cancel or discard reached it", r.Seq, r.Content)
+		}
+	}
+
+	// The JetStream API, asked directly: every request that could read,
+	// list, change or delete another tenant's data or a stage's is refused.
+	for _, subj := range []string{
+		"tw.globex.in.g2.use", "tw.globex.approval.g1.0.decision",
+		"$JS.API.INFO", "$JS.API.STREAM.LIST", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.INFO.TW_OUT",
+		"$JS.API.STREAM.MSG.GET.TW_OUT", "$JS.API.DIRECT.GET.TW_OUT", "$JS.API.DIRECT.GET.TW_OUT.tw.globex.out.g1",
+		"$JS.API.DIRECT.GET.KV_TW_LEASE.$KV.TW_LEASE.globex.g1", "$JS.API.DIRECT.GET.KV_TW_LEASE",
+		"$JS.API.STREAM.INFO.KV_TW_LEASE", "$JS.API.STREAM.INFO.OBJ_TW_BLOBS", "$JS.API.DIRECT.GET.TW_APPROVAL",
+		"$JS.API.STREAM.PURGE.TW_OUT", "$JS.API.STREAM.DELETE.TW_OUT", "$JS.API.STREAM.PURGE.TW_IN",
+		"$JS.API.CONSUMER.CREATE.TW_OUT.spy.tw.globex.out.g1", "$JS.API.CONSUMER.CREATE.TW_OUT.spy",
+		"$JS.API.CONSUMER.CREATE.TW_OUT.spy.tw.*.out.*", "$JS.API.CONSUMER.CREATE.TW_IN.spy.tw.globex.in.*.*",
+		"$JS.API.CONSUMER.DURABLE.CREATE.TW_OUT.spy", "$JS.API.CONSUMER.LIST.TW_OUT", "$JS.API.CONSUMER.NAMES.TW_OUT",
+		"$JS.API.CONSUMER.MSG.NEXT.TW_IN.router", "$JS.API.CONSUMER.MSG.NEXT.TW_EXEC.exec-default",
+		"$JS.API.CONSUMER.MSG.NEXT.TW_RESULT.reorder", "$JS.API.CONSUMER.DELETE.TW_IN.router",
+		"$JS.API.CONSUMER.INFO.TW_RESULT.reorder",
+	} {
+		refused(t, e, subj)
+	}
+
+	// Where the permission lets the request through, the server holds it
+	// to the subject it names: a consumer created on acme's create
+	// subject cannot filter on globex's subjects.
+	for _, cfg := range []string{
+		`{"name":"spy","filter_subject":"tw.globex.out.g1"}`,
+		`{"name":"spy","filter_subjects":["tw.globex.out.g1"]}`,
+		`{"name":"spy"}`,
+	} {
+		req := fmt.Sprintf(`{"stream_name":"TW_OUT","config":%s}`, cfg)
+		m, err := e.acme.Request("$JS.API.CONSUMER.CREATE.TW_OUT.spy.tw.acme.out.a1", []byte(req), 5*time.Second)
+		if err != nil || !strings.Contains(string(m.Data), `"error"`) {
+			t.Errorf("consumer %s on acme's create subject: %v %s, want an error", cfg, err, msgData(m))
+		}
+	}
+
+	if err := e.acme.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range spies {
+		if !e.acmeErrs.has("Subscription", s) {
+			t.Errorf("acme's subscription to %s was not refused", s)
+		}
+	}
+	leaked.Range(func(k, v any) bool {
+		t.Errorf("acme's subscription %s received %s", v, k)
+		return true
+	})
+
+	// The client's reads left no consumer behind.
+	for _, stream := range []string{sp.OutStream(), sp.ApprovalStream()} {
+		m, err := e.stages.Request("$JS.API.CONSUMER.NAMES."+stream, nil, 5*time.Second)
+		if err != nil || !strings.Contains(string(m.Data), `"consumers":[]`) && !strings.Contains(string(m.Data), `"consumers":null`) {
+			t.Errorf("consumers of %s after the reads: %v %s", stream, err, msgData(m))
+		}
+	}
+}
+
+// refused checks that acme's request to subj is refused by the server
+// with a permission violation and answered by no one.
+func refused(t *testing.T, e *tenantEnv, subj string) {
+	t.Helper()
+	inbox := e.acme.NewInbox()
+	answers, err := e.acme.SubscribeSync(inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer answers.Unsubscribe()
+	if err := e.acme.PublishRequest(subj, inbox, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !e.acmeErrs.has("Publish", subj) {
+		if time.Now().After(deadline) {
+			t.Errorf("acme's publish to %s was not refused", subj)
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if m, err := answers.NextMsg(50 * time.Millisecond); err == nil {
+		t.Errorf("acme's request to %s was answered: %s", subj, m.Data)
+	}
+}
+
+func msgData(m *nats.Msg) string {
+	if m == nil {
+		return ""
+	}
+	return string(m.Data)
+}
