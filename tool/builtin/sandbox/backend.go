@@ -146,7 +146,7 @@ func withLandlock(p Policy, h host) Containment {
 		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network is not (ABI 4 restricts TCP), %sno process outlives its command", h.abi, procs)
 	}
 	if !c.Processes {
-		c.Status += "; but the server's /proc is visible, and with it the secrets of its starting environment: " + noNamespace(h)
+		c.Status = "partly " + c.Status + "; but the server's /proc is visible, and with it the secrets of its starting environment: " + noNamespace(h)
 	}
 	return c
 }

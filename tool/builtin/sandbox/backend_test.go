@@ -43,7 +43,7 @@ func TestChoose(t *testing.T) {
 		{"none", Policy{Sandbox: BackendNone}, full, BackendNone, false, "partly contained: bash.sandbox is none, so writes and the network are not confined; no process outlives"},
 		{"auto without a PID namespace", Policy{}, noPIDs, BackendBwrap, true, "as a Landlock command would see the server's processes: PID namespace unavailable (" + noNS + ")"},
 		{"Landlock without a PID namespace, and no bwrap", Policy{}, noPIDsOnly, BackendLandlock, true,
-			"TCP off unless allowed, no process outlives its command; but the server's /proc is visible, and with it the secrets of its starting environment: PID namespace unavailable (" + noNS + "); bubblewrap (bwrap) does not work here"},
+			"partly contained with Landlock ABI 7: writes confined, TCP off unless allowed, no process outlives its command; but the server's /proc is visible, and with it the secrets of its starting environment: PID namespace unavailable (" + noNS + "); bubblewrap (bwrap) does not work here"},
 		{"landlock forced without a PID namespace", Policy{Sandbox: BackendLandlock}, noPIDs, BackendLandlock, true, "but the server's /proc is visible"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

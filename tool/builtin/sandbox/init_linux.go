@@ -135,7 +135,7 @@ func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
 	waited := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
-		if err := dropAmbient(); err != nil {
+		if err := dropInheritable(); err != nil {
 			started <- err
 			return
 		}

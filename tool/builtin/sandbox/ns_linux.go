@@ -28,7 +28,7 @@ type nsMode struct {
 // namespace. In a user namespace the caller's ids map to themselves, and
 // the init keeps CAP_SYS_ADMIN across its exec (ambient: a process that is
 // not root in its namespace loses its capabilities at exec) to mount that
-// /proc; the command does not keep it (dropAmbient).
+// /proc; the command does not keep it (dropInheritable).
 func (m nsMode) attr() *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
 	if m.user {
@@ -87,11 +87,25 @@ func probeNamespace(self string, m nsMode) string {
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String()) // the init's own words
 		if msg == "" {
-			msg = err.Error() // clone's refusal
+			msg = cloneRefusal(err)
 		}
 		return kind + ": " + msg
 	}
 	return ""
+}
+
+// cloneRefusal says why the kernel refused to start a process in new
+// namespaces, in the words of the settings that refuse it.
+func cloneRefusal(err error) string {
+	switch {
+	case errors.Is(err, syscall.EPERM):
+		return "not permitted (EPERM: no CAP_SYS_ADMIN, user namespaces off for unprivileged users, or a container's seccomp filter)"
+	case errors.Is(err, syscall.ENOSPC):
+		return "refused (ENOSPC: user.max_user_namespaces or user.max_pid_namespaces is 0 or reached, or namespaces nest too deep)"
+	case errors.Is(err, syscall.EINVAL):
+		return "not supported (EINVAL: a kernel without these namespaces, or a process that may not create them)"
+	}
+	return err.Error()
 }
 
 // enterNamespace readies the init's namespaces, whose PID 1 it is: a mount
@@ -111,12 +125,25 @@ func enterNamespace() error {
 	return nil
 }
 
-// dropAmbient clears the calling thread's ambient capabilities, which the
-// init holds in a user namespace to mount /proc, so that the command,
-// started from this thread, does not inherit them.
-func dropAmbient() error {
+// dropInheritable clears the calling thread's ambient and inheritable
+// capabilities, which the init holds in a user namespace to mount /proc,
+// so that the command, started from this thread, does not get them back
+// at exec (a program with inheritable file capabilities would).
+func dropInheritable() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("reading capabilities: %w", err)
+	}
+	if data[0].Inheritable == 0 && data[1].Inheritable == 0 {
+		return nil
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clearing inheritable capabilities: %w", err)
 	}
 	return nil
 }

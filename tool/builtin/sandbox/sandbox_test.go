@@ -67,7 +67,7 @@ func TestStatusAndExit(t *testing.T) {
 	}
 	c := sandbox.Policy{}.Containment()
 	if s := sandbox.Status(); s != c.Status || (c.Backend == sandbox.BackendLandlock) != strings.Contains(s, "Landlock ABI") ||
-		(c.Backend == sandbox.BackendBwrap) != strings.Contains(s, "bubblewrap (") || sandbox.Contained() != c.Confined() {
+		(c.Backend == sandbox.BackendBwrap) != strings.HasPrefix(s, "contained with bubblewrap (") || sandbox.Contained() != c.Confined() {
 		t.Errorf("status %q, containment %+v", s, c)
 	}
 }
