@@ -1,17 +1,20 @@
 // Package sandbox contains a shell command: a scrubbed environment, resource
 // limits, no process left behind when it ends (setsid and background jobs
-// included), and writes confined to the turn's root and a few system
-// paths, and no network unless allowed — with Landlock where the kernel
-// offers it, with bubblewrap where it is installed, and a warning in
-// Status (a refusal in strict mode) where neither is available. The
+// included), processes and a /proc of its own (so not the server's, nor
+// its starting environment), writes confined to the turn's root and a few
+// system paths, and no network unless allowed — with Landlock where the
+// kernel offers it, with bubblewrap where it is installed, and a warning
+// in Status (a refusal in strict mode) where neither is available. The
 // policy's Sandbox picks the backend; Policy.Containment says which is in
 // force and why.
 //
 // Under Landlock the containment runs in a small init process of its own:
 // the program re-executes itself, so it must call Main first thing in main
-// (and in TestMain). A program that does not gets bubblewrap where it is
-// installed, else the environment, the limits and the process group, not
-// the rest; Status says which.
+// (and in TestMain). The init is PID 1 of a PID and mount namespace of its
+// own (in a user namespace when not root) where the host allows one. A
+// program that does not call Main gets bubblewrap where it is installed,
+// else the environment, the limits and the process group, not the rest;
+// Status says which.
 package sandbox
 
 import (
