@@ -79,7 +79,10 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 		return tool.Result{Content: err.Error(), IsError: true}, nil
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true // besides the init's namespaces, if any
 	dieWithWorker(cmd.SysProcAttr, underInit)
 	// The death signal follows the thread that starts the shell, not the
 	// process: that thread must outlive the shell, whatever else runs in

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -23,6 +24,9 @@ import (
 // itself as each command's init.
 func TestMain(m *testing.M) {
 	sandbox.Main()
+	if backend, ok := os.LookupEnv(secretProbeEnv); ok {
+		os.Exit(runSecretProbe(backend))
+	}
 	os.Exit(m.Run())
 }
 
@@ -51,33 +55,85 @@ func eachBackend(t *testing.T, f func(t *testing.T, p sandbox.Policy)) {
 	}
 }
 
-// TestBashSeesNoSecret: a secret in the serving process's environment
-// reaches neither the command's environment, nor its parent's, nor (read
-// through /proc) the serving process's.
+// secretProbeEnv has a re-run of this test binary run TestBashSeesNoSecret's
+// command under the backend it names, print what it learned, and exit.
+const secretProbeEnv = "TOOLWIRE_TEST_SECRET_PROBE"
+
+// secretProbe is the re-run's part: it is the serving process, with the
+// secret in its starting environment, where /proc shows it (t.Setenv
+// changes the environment os.Environ reads, not that one).
+type secretProbe struct {
+	Cmdline string      `json:"cmdline"` // this process's, as /proc shows it
+	Result  tool.Result `json:"result"`
+	Err     string      `json:"err,omitempty"`
+}
+
+// runSecretProbe runs the command as the serving process and prints the
+// probe: the environment the command sees and its parent's, and this
+// process's command line and environment as the command reads them in
+// /proc.
+func runSecretProbe(backend string) int {
+	self := os.Getpid()
+	cmdline, _ := os.ReadFile("/proc/self/cmdline")
+	command := fmt.Sprintf(`env; tr '\0' '\n' < /proc/$PPID/environ; echo "home=$HOME allowed=$TOOLWIRE_TEST_ALLOWED"
+echo "server-cmdline=$(tr '\0' ' ' < /proc/%[1]d/cmdline)"
+{ tr '\0' '\n' < /proc/%[1]d/environ && echo server-environ-readable; } | grep -e ^TOOLWIRE_TEST_ -e server-environ-readable`, self)
+	raw, _ := json.Marshal(map[string]any{"command": command})
+	p := sandbox.Policy{Sandbox: sandbox.Backend(backend), Env: []string{"TOOLWIRE_TEST_ALLOWED"}}
+	dir, err := os.MkdirTemp("", "toolwire-secret-probe-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	res, err := BashWith(p).Call(context.Background(), raw, tool.TurnContext{WorkDir: dir}, nil)
+	probe := secretProbe{Cmdline: strings.ReplaceAll(string(cmdline), "\x00", " "), Result: res}
+	if err != nil {
+		probe.Err = err.Error()
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(probe); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestBashSeesNoSecret: a secret in the serving process's starting
+// environment reaches neither the command's environment, nor its
+// parent's, nor, through /proc, the serving process's: the command does
+// not see the server's process at all. The serving process is a re-run of
+// this binary with the secret in its starting environment.
 func TestBashSeesNoSecret(t *testing.T) {
-	t.Setenv("TOOLWIRE_TEST_SECRET", "hunter2-secret")
-	t.Setenv("TOOLWIRE_TEST_ALLOWED", "visible")
 	eachBackend(t, func(t *testing.T, p sandbox.Policy) {
-		p.Env = []string{"TOOLWIRE_TEST_ALLOWED"}
-		res := bashUnder(t, p, t.TempDir(),
-			`env; tr '\0' '\n' < /proc/$PPID/environ; echo "home=$HOME allowed=$TOOLWIRE_TEST_ALLOWED"`)
-		if strings.Contains(res.Content, "hunter2") {
-			t.Fatalf("the command saw the secret:\n%s", res.Content)
+		if c := p.Containment(); !c.Processes {
+			t.Skip("the server's processes are visible here: " + c.Status)
 		}
-		if !strings.Contains(res.Content, "home="+os.Getenv("HOME")+" allowed=visible") {
-			t.Errorf("HOME or the allowed name is missing:\n%s", res.Content)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "TOOLWIRE_TEST_SECRET=hunter2-secret", "TOOLWIRE_TEST_ALLOWED=visible",
+			secretProbeEnv+"="+string(p.Sandbox))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("the serving process: %v\n%s", err, out)
 		}
-		// Bubblewrap gives the command a /proc of its own PID namespace,
-		// where the serving process is not. Landlock does not hide it:
-		// the kernel lets a confined command read the server's
-		// /proc/<pid>/environ (its environment at start, where t.Setenv's
-		// names are not), as docs/tools.md says.
-		res = bashUnder(t, sandbox.Policy{Sandbox: p.Sandbox}, t.TempDir(), fmt.Sprintf("tr '\\0' '\\n' < /proc/%d/environ", os.Getpid()))
-		if strings.Contains(res.Content, "hunter2") {
-			t.Fatalf("the command read the secret in the server's /proc environ:\n%s", res.Content)
+		var probe secretProbe
+		if err := json.Unmarshal(out, &probe); err != nil || probe.Err != "" {
+			t.Fatalf("the serving process printed %q: %v %s", out, err, probe.Err)
 		}
-		if p.Sandbox == sandbox.BackendBwrap && !res.IsError {
-			t.Fatalf("the command read the server's /proc environ: %+v", res)
+		content := probe.Result.Content
+		if strings.Contains(content, "hunter2") {
+			t.Fatalf("the command saw the secret:\n%s", content)
+		}
+		if !strings.Contains(content, "home="+os.Getenv("HOME")+" allowed=visible") {
+			t.Errorf("HOME or the allowed name is missing:\n%s", content)
+		}
+		// In a PID namespace of the command's own the server's process id
+		// names no process (or another one), whose environ is not the
+		// server's.
+		if strings.Contains(content, "server-cmdline="+probe.Cmdline) {
+			t.Errorf("the command sees the serving process (%s), readable environ %v:\n%s",
+				probe.Cmdline, strings.Contains(content, "server-environ-readable"), content)
 		}
 	})
 }

@@ -15,7 +15,9 @@ const (
 	// a warning in Status, and a refusal in strict mode.
 	BackendAuto Backend = "auto"
 	// BackendLandlock confines the command's init with Landlock: writes
-	// to the allowed paths, TCP off (ABI 4+), signals within the command.
+	// to the allowed paths, TCP off (ABI 4+), signals within the command;
+	// the init is PID 1 of a PID namespace with a /proc of its own where
+	// the host allows one (in a user namespace when not root).
 	BackendLandlock Backend = "landlock"
 	// BackendBwrap runs the command under bubblewrap: the root file
 	// system read-only, the allowed paths bound writable, PID, IPC, UTS
@@ -44,38 +46,49 @@ type Containment struct {
 	// Reaped is whether no process outlives its command, setsid ones
 	// included (the process group is killed in any case).
 	Reaped bool
+	// Processes is whether the command sees only its own processes, in a
+	// PID namespace with a /proc of its own: not the server, nor, through
+	// /proc/<pid>/environ, the secrets of its starting environment.
+	Processes bool
 	// Status says the above in a sentence, and why, for a start-up log.
 	Status string
 
-	bwrap string // the bubblewrap program, for BackendBwrap
+	bwrap string  // the bubblewrap program, for BackendBwrap
+	ns    *nsMode // how the init gets its namespaces, for BackendLandlock
 }
 
 // Confined reports whether c confines what strict mode requires: writes,
-// and no process left behind.
-func (c Containment) Confined() bool { return c.Writes && c.Reaped }
+// no process left behind, and none of the server's processes in sight.
+func (c Containment) Confined() bool { return c.Writes && c.Reaped && c.Processes }
 
 // host is what this host offers a policy, as choose reads it.
 type host struct {
-	registered bool   // the program calls Main: an init is at hand
-	abi        int    // the kernel's Landlock ABI, 0 without
-	bwrap      string // the bubblewrap program that works here, "" if none
-	bwrapWhy   string // why there is none
+	registered bool    // the program calls Main: an init is at hand
+	abi        int     // the kernel's Landlock ABI, 0 without
+	bwrap      string  // the bubblewrap program that works here, "" if none
+	bwrapWhy   string  // why there is none
+	ns         *nsMode // how an init gets a PID namespace here, nil if it cannot
+	nsWhy      string  // why it cannot
 }
 
 // Containment is how p's commands are contained here.
 func (p Policy) Containment() Containment {
 	h := host{registered: registered.Load(), abi: landlockABI()}
-	// bwrap is looked for (and tried, once) only where it may be used.
+	// The namespaces and bwrap are tried (once) only where they may be used.
 	auto := p.Sandbox == "" || p.Sandbox == BackendAuto
+	if (auto || p.Sandbox == BackendLandlock) && h.registered && h.abi > 0 {
+		h.ns, h.nsWhy = pidNamespace()
+	}
 	if p.Sandbox == BackendBwrap || auto && !h.landlockSuffices(p) {
 		h.bwrap, h.bwrapWhy = findBwrap(p.Bwrap)
 	}
 	return choose(p, h)
 }
 
-// landlockSuffices reports whether Landlock confines all p asks here.
+// landlockSuffices reports whether Landlock confines all p asks here, and
+// the init hides the server's processes.
 func (h host) landlockSuffices(p Policy) bool {
-	return h.registered && h.abi > 0 && (h.abi >= 4 || p.Network)
+	return h.registered && h.abi > 0 && (h.abi >= 4 || p.Network) && h.ns != nil
 }
 
 // choose picks the backend for p on h and says why.
@@ -87,6 +100,8 @@ func choose(p Policy, h host) Containment {
 		noLandlock = "the program does not call sandbox.Main"
 	case h.abi > 0 && h.abi < 4 && !p.Network:
 		noLandlock = fmt.Sprintf("Landlock ABI %d cannot turn TCP off (ABI 4 can)", h.abi)
+	case h.abi > 0 && h.ns == nil:
+		noLandlock = "a Landlock command would see the server's processes: " + noNamespace(h)
 	}
 	switch p.Sandbox {
 	case BackendNone:
@@ -116,20 +131,33 @@ func choose(p Policy, h host) Containment {
 }
 
 func withLandlock(p Policy, h host) Containment {
-	c := Containment{Backend: BackendLandlock, Writes: true, Network: !p.Network && h.abi >= 4, Reaped: true}
+	c := Containment{Backend: BackendLandlock, Writes: true, Network: !p.Network && h.abi >= 4, Reaped: true,
+		Processes: h.ns != nil, ns: h.ns}
+	procs := "processes and /proc of their own, "
+	if !c.Processes {
+		procs = ""
+	}
 	switch {
 	case p.Network:
-		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network allowed, no process outlives its command", h.abi)
+		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network allowed, %sno process outlives its command", h.abi, procs)
 	case c.Network:
-		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, TCP off unless allowed, no process outlives its command", h.abi)
+		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, TCP off unless allowed, %sno process outlives its command", h.abi, procs)
 	default:
-		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network is not (ABI 4 restricts TCP)", h.abi)
+		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network is not (ABI 4 restricts TCP), %sno process outlives its command", h.abi, procs)
+	}
+	if !c.Processes {
+		c.Status = "partly " + c.Status + "; but the server's /proc is visible, and with it the secrets of its starting environment: " + noNamespace(h)
 	}
 	return c
 }
 
+// noNamespace says why h has no PID namespace for a command's init.
+func noNamespace(h host) string {
+	return "PID namespace unavailable (" + h.nsWhy + ")"
+}
+
 func withBwrap(p Policy, h host, why string) Containment {
-	c := Containment{Backend: BackendBwrap, Writes: true, Network: !p.Network, Reaped: true, bwrap: h.bwrap}
+	c := Containment{Backend: BackendBwrap, Writes: true, Network: !p.Network, Reaped: true, Processes: true, bwrap: h.bwrap}
 	net := "no network"
 	if p.Network {
 		net = "the network allowed"

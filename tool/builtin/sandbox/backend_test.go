@@ -10,12 +10,16 @@ import (
 // and what its status says.
 func TestChoose(t *testing.T) {
 	const bw = "/usr/bin/bwrap"
+	ns := &nsMode{}
 	missing := host{registered: true, abi: 0, bwrapWhy: "bubblewrap (bwrap) is not installed"}
-	full := host{registered: true, abi: 7, bwrap: bw}
-	old := host{registered: true, abi: 3, bwrap: bw}
-	oldOnly := host{registered: true, abi: 3, bwrapWhy: "bubblewrap (bwrap) is not installed"}
+	full := host{registered: true, abi: 7, bwrap: bw, ns: ns}
+	old := host{registered: true, abi: 3, bwrap: bw, ns: ns}
+	oldOnly := host{registered: true, abi: 3, bwrapWhy: "bubblewrap (bwrap) is not installed", ns: ns}
 	bwOnly := host{registered: true, abi: 0, bwrap: bw}
 	unregistered := host{abi: 7, bwrapWhy: "bubblewrap (bwrap) is not installed"}
+	const noNS = "clone: operation not permitted"
+	noPIDs := host{registered: true, abi: 7, bwrap: bw, nsWhy: noNS}
+	noPIDsOnly := host{registered: true, abi: 7, bwrapWhy: "bubblewrap (bwrap) does not work here", nsWhy: noNS}
 	for _, tc := range []struct {
 		name    string
 		p       Policy
@@ -28,7 +32,7 @@ func TestChoose(t *testing.T) {
 		{"auto without Landlock", Policy{Sandbox: BackendAuto}, bwOnly, BackendBwrap, true, "contained with bubblewrap (/usr/bin/bwrap) as the kernel has no Landlock: writes confined, no network"},
 		{"auto with an ABI that cannot cut TCP", Policy{}, old, BackendBwrap, true, "as Landlock ABI 3 cannot turn TCP off (ABI 4 can)"},
 		{"an old ABI is enough with the network allowed", Policy{Network: true}, old, BackendLandlock, false, "Landlock ABI 3: writes confined, the network allowed"},
-		{"an old ABI and no bwrap", Policy{}, oldOnly, BackendLandlock, false, "the network is not (ABI 4 restricts TCP); bubblewrap (bwrap) is not installed"},
+		{"an old ABI and no bwrap", Policy{}, oldOnly, BackendLandlock, false, "the network is not (ABI 4 restricts TCP), processes and /proc of their own, no process outlives its command; bubblewrap (bwrap) is not installed"},
 		{"neither", Policy{}, missing, BackendNone, false, "partly contained: the kernel has no Landlock, and bubblewrap (bwrap) is not installed, so writes and the network are not confined"},
 		{"no init", Policy{}, unregistered, BackendNone, false, "partly contained: the program does not call sandbox.Main, and bubblewrap (bwrap) is not installed, so commands get a scrubbed environment"},
 		{"bwrap forced", Policy{Sandbox: BackendBwrap}, full, BackendBwrap, true, "bubblewrap (/usr/bin/bwrap) as configured"},
@@ -37,19 +41,26 @@ func TestChoose(t *testing.T) {
 		{"landlock forced", Policy{Sandbox: BackendLandlock}, old, BackendLandlock, false, "Landlock ABI 3"},
 		{"landlock forced and missing", Policy{Sandbox: BackendLandlock}, bwOnly, BackendNone, false, "partly contained: bash.sandbox is landlock, but the kernel has no Landlock"},
 		{"none", Policy{Sandbox: BackendNone}, full, BackendNone, false, "partly contained: bash.sandbox is none, so writes and the network are not confined; no process outlives"},
+		{"auto without a PID namespace", Policy{}, noPIDs, BackendBwrap, true, "as a Landlock command would see the server's processes: PID namespace unavailable (" + noNS + ")"},
+		{"Landlock without a PID namespace, and no bwrap", Policy{}, noPIDsOnly, BackendLandlock, true,
+			"partly contained with Landlock ABI 7: writes confined, TCP off unless allowed, no process outlives its command; but the server's /proc is visible, and with it the secrets of its starting environment: PID namespace unavailable (" + noNS + "); bubblewrap (bwrap) does not work here"},
+		{"landlock forced without a PID namespace", Policy{Sandbox: BackendLandlock}, noPIDs, BackendLandlock, true, "but the server's /proc is visible"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := choose(tc.p, tc.h)
 			if c.Backend != tc.backend || c.Network != tc.network || !strings.Contains(c.Status, tc.status) {
 				t.Errorf("got %s (network cut %v): %q\nwant %s (network cut %v): %q", c.Backend, c.Network, c.Status, tc.backend, tc.network, tc.status)
 			}
-			if wantConfined := tc.backend != BackendNone; c.Confined() != wantConfined {
+			if wantConfined := tc.backend != BackendNone && tc.h.ns != nil || tc.backend == BackendBwrap; c.Confined() != wantConfined {
 				t.Errorf("confined %v, want %v", c.Confined(), wantConfined)
 			}
 			if c.Backend == BackendBwrap && c.bwrap != bw {
 				t.Errorf("bwrap program %q", c.bwrap)
 			}
 		})
+	}
+	if c := choose(Policy{}, full); !c.Processes || c.ns != ns || !strings.Contains(c.Status, "processes and /proc of their own") {
+		t.Errorf("Landlock with a PID namespace: %+v", c)
 	}
 	if !choose(Policy{}, bwOnly).Reaped || choose(Policy{}, unregistered).Reaped {
 		t.Error("bubblewrap reaps without an init; no backend without one does not")

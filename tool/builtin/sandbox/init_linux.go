@@ -32,7 +32,7 @@ func Main() {
 	}
 	os.Unsetenv(specEnv)
 	var s spec
-	if err := json.Unmarshal([]byte(raw), &s); err != nil || len(s.Args) == 0 {
+	if err := json.Unmarshal([]byte(raw), &s); err != nil || len(s.Args) == 0 && !s.Probe {
 		fmt.Fprintf(os.Stderr, "toolwire sandbox: bad instructions: %v\n", err)
 		os.Exit(126)
 	}
@@ -49,10 +49,23 @@ var abiOnce = sync.OnceValue(func() int {
 
 func landlockABI() int { return abiOnce() }
 
-// runInit is the init: it becomes the reaper of everything the command
-// leaves, confines itself (and so the command), runs the command, then
-// kills whatever is left and returns the command's status.
+// runInit is the init: it readies the namespaces it is PID 1 of (where it
+// has them), becomes the reaper of everything the command leaves, confines
+// itself (and so the command), runs the command, then kills whatever is
+// left and returns the command's status. In a PID namespace the kernel
+// also kills whatever is left when the init exits.
 func runInit(s spec) int {
+	// First of all, while it is the only process of its namespace: what
+	// /proc shows from here on is that namespace.
+	if s.PIDNamespace {
+		if err := enterNamespace(); err != nil {
+			fmt.Fprintf(os.Stderr, "toolwire sandbox: %v\n", err)
+			return 126
+		}
+	}
+	if s.Probe {
+		return 0
+	}
 	// Orphans of the command become this process's children instead of
 	// PID 1's, so that the cleanup below finds every one of them, setsid
 	// or not.
@@ -96,8 +109,13 @@ func runInit(s spec) int {
 }
 
 // dieOf ends this process by sig, as the command ended; the status is the
-// shell's convention for it should the signal not be delivered.
+// shell's convention for it should the signal not be delivered. PID 1 of a
+// namespace cannot die of a signal it sends itself (the kernel drops it),
+// so there the convention is all it can say, as under bubblewrap.
 func dieOf(sig syscall.Signal) int {
+	if os.Getpid() == 1 {
+		return 128 + int(sig)
+	}
 	signal.Reset(sig)
 	_ = syscall.Kill(os.Getpid(), sig)
 	time.Sleep(time.Second) // the signal is delivered asynchronously
@@ -117,6 +135,10 @@ func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
 	waited := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if err := dropInheritable(); err != nil {
+			started <- err
+			return
+		}
 		if err := confineThread(s); err != nil {
 			started <- err
 			return

@@ -1,17 +1,20 @@
 // Package sandbox contains a shell command: a scrubbed environment, resource
 // limits, no process left behind when it ends (setsid and background jobs
-// included), and writes confined to the turn's root and a few system
-// paths, and no network unless allowed — with Landlock where the kernel
-// offers it, with bubblewrap where it is installed, and a warning in
-// Status (a refusal in strict mode) where neither is available. The
+// included), processes and a /proc of its own (so not the server's, nor
+// its starting environment), writes confined to the turn's root and a few
+// system paths, and no network unless allowed — with Landlock where the
+// kernel offers it, with bubblewrap where it is installed, and a warning
+// in Status (a refusal in strict mode) where neither is available. The
 // policy's Sandbox picks the backend; Policy.Containment says which is in
 // force and why.
 //
 // Under Landlock the containment runs in a small init process of its own:
 // the program re-executes itself, so it must call Main first thing in main
-// (and in TestMain). A program that does not gets bubblewrap where it is
-// installed, else the environment, the limits and the process group, not
-// the rest; Status says which.
+// (and in TestMain). The init is PID 1 of a PID and mount namespace of its
+// own (in a user namespace when not root) where the host allows one. A
+// program that does not call Main gets bubblewrap where it is installed,
+// else the environment, the limits and the process group, not the rest;
+// Status says which.
 package sandbox
 
 import (
@@ -63,7 +66,10 @@ type Policy struct {
 	Writable []string `json:"writable,omitempty"`
 	// Network lets the command open TCP connections (off by default).
 	Network bool `json:"network,omitempty"`
-	// Strict refuses to run a command that cannot be confined here.
+	// Strict refuses to run a command that cannot be confined here: whose
+	// writes are not confined, whose processes may outlive it, or that
+	// sees the server's processes (and, through /proc, their starting
+	// environments, secrets included).
 	Strict bool `json:"strict,omitempty"`
 	// Sandbox is the backend that confines writes and the network: auto
 	// (the default), landlock, bwrap or none.
@@ -79,6 +85,12 @@ type spec struct {
 	Network  bool     `json:"network"`
 	// Landlock confines the command; without it the init only reaps.
 	Landlock bool `json:"landlock"`
+	// PIDNamespace says the init is PID 1 of namespaces of its own, to
+	// ready before the command starts.
+	PIDNamespace bool `json:"pid_namespace,omitempty"`
+	// Probe has the init ready its namespaces and exit, to learn whether
+	// the host allows them.
+	Probe bool `json:"probe,omitempty"`
 }
 
 // registered is set by Main: this program can re-run itself as an init.
@@ -96,7 +108,9 @@ func Status() string { return Policy{}.Containment().Status }
 // Command returns the command that runs script with shell in dir under p,
 // and whether it runs under an init (then stop it with SIGTERM: the init
 // kills what it started and exits; a SIGKILL would let escaped processes
-// live on; bubblewrap ends, and its PID namespace with it). extraEnv are
+// live on; bubblewrap ends, and its PID namespace with it). The command's
+// SysProcAttr may be set (the namespaces of a Landlock command's init): a
+// caller sets its own fields in it rather than replacing it. extraEnv are
 // NAME=value pairs the command also gets. In strict mode a policy that
 // cannot be confined here is an error saying why.
 func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (cmd *exec.Cmd, underInit bool, err error) {
@@ -129,13 +143,17 @@ func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv
 		return nil, false, fmt.Errorf("sandbox: the program's own path: %w", err)
 	}
 	b, err := json.Marshal(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
-		Landlock: c.Backend == BackendLandlock})
+		Landlock: c.Backend == BackendLandlock, PIDNamespace: c.ns != nil})
 	if err != nil {
 		return nil, false, err
 	}
 	cmd = exec.CommandContext(ctx, self)
 	cmd.Args = []string{"toolwire-sandbox"}
 	cmd.Env, cmd.Dir = append(env, specEnv+"="+string(b)), dir
+	if c.ns != nil {
+		// The caller adds to these attributes; it must not replace them.
+		cmd.SysProcAttr = c.ns.attr()
+	}
 	return cmd, true, nil
 }
 
