@@ -84,20 +84,7 @@ func TestServeProcess(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	// serve listens before its stages have provisioned the streams.
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := js.Stream(ctx, subjects.Default().OutStream()); err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatal("streams never appeared")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitStreams(ctx, t, nc)
 	calls := []client.Call{
 		{ID: "a", Name: "Bash", Input: json.RawMessage(`{"command":"echo hello"}`)},
 		{ID: "b", Name: "Noop", Input: json.RawMessage(`{"k":"v"}`)},
@@ -189,6 +176,25 @@ func TestServeProcess(t *testing.T) {
 }
 
 // grepLines keeps the lines of text that contain sub.
+// waitStreams waits until the pipeline's streams exist: serve listens
+// before its stages have provisioned them.
+func waitStreams(ctx context.Context, t *testing.T, nc *nats.Conn) {
+	t.Helper()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := js.Stream(ctx, subjects.Default().OutStream()); err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatal("streams never appeared")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func grepLines(text, sub string) string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/internal/tracing"
 	"github.com/toolwire/toolwire/subjects"
@@ -128,19 +127,7 @@ func TestServeExportsTraces(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := js.Stream(ctx, subjects.Default().OutStream()); err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatal("streams never appeared")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitStreams(ctx, t, nc)
 	cl, err := client.New(nc, client.Config{Space: subjects.Default()})
 	if err != nil {
 		t.Fatal(err)
