@@ -117,6 +117,8 @@ func TestFileErrors(t *testing.T) {
 		{"a.yaml", "", `:1:1: the file is empty`},
 		{"a.yaml", "# nothing\n", `:1:1: the file is empty`},
 		{"a.yaml", "deny: []\n---\ndeny: []\n", `:2:1: a second YAML document`},
+		{"a.yaml", "deny: []\n---\ndeny: [\n", `:3:1: not valid YAML: did not find expected`},
+		{"a.yaml", "deny: []\n---\n\tdeny: []\n", `:3:1: not valid YAML: found character that cannot start any token`},
 		{"a.yaml", "serve:\n  <<: {listen: x}\n", `:2:3: merge keys (<<) are not supported`},
 		{"a.yaml", "serve:\n  http: .inf\n", `:2:9: .inf is not a finite number`},
 		{"a.yaml", "a: &a [*a]\n", `:1:`},
