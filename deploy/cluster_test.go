@@ -1,8 +1,10 @@
 package deploy_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -84,6 +86,14 @@ func TestClusterBootsFromTheConfiguration(t *testing.T) {
 		t.Fatal("no JetStream meta leader after 30 s")
 	}
 	t.Logf("meta leader elected after %s", time.Since(start).Round(time.Millisecond))
+	for _, m := range ms {
+		if err := routeSignIn(m.route, "", ""); err == nil || !strings.Contains(err.Error(), "Authorization Violation") {
+			t.Errorf("%s: a route without the route password: %v, want it refused", m.opts.ServerName, err)
+		}
+	}
+	if err := routeSignIn(ms[0].route, "route", testRoutePassword); err != nil {
+		t.Errorf("%s: the route user refused: %v", ms[0].opts.ServerName, err)
+	}
 
 	var urls []string
 	for _, m := range ms {
@@ -155,5 +165,37 @@ func TestClusterBootsFromTheConfiguration(t *testing.T) {
 	}
 	if _, ok := byName[leader]; !ok {
 		t.Fatalf("no member's /jsz shows consumer %s of stream %s in account %s with a leader among %v (leader %q)", md["consumer"], md["stream"], md["account"], byName, leader)
+	}
+}
+
+// routeSignIn opens a route connection to port on loopback as a server
+// of the cluster would, signing in as user (none: ""), and reports how
+// the member answered: nil when it took the route.
+func routeSignIn(port int, user, password string) error {
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 2*time.Second)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(3 * time.Second))
+	r := bufio.NewReader(conn)
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "INFO ") {
+		return fmt.Errorf("no INFO from the member: %q, %v", line, err)
+	}
+	connect, _ := json.Marshal(map[string]any{"verbose": false, "pedantic": false, "user": user, "pass": password,
+		"name": "NROUTESIGNINPROBE", "cluster": "toolwire", "headers": true})
+	if _, err := fmt.Fprintf(conn, "CONNECT %s\r\nPING\r\n", connect); err != nil {
+		return err
+	}
+	for {
+		line, err := r.ReadString('\n')
+		switch {
+		case err != nil:
+			return fmt.Errorf("the member closed the route: %w", err)
+		case strings.HasPrefix(line, "-ERR"):
+			return errors.New(strings.TrimSpace(line))
+		case strings.HasPrefix(line, "PONG"):
+			return nil
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,12 +21,34 @@ import (
 var testSecrets = map[string]string{
 	"TOOLWIRE_NATS_PASSWORD": "tw-test-password-1234",
 	"NATS_SYS_PASSWORD":      "sys-test-password-1234",
+	"NATS_ROUTE_PASSWORD":    testRoutePassword,
+	// NATS_ROUTES: nats.env's, with testRoutePassword in it.
 }
+
+const testRoutePassword = "0f3a9c71e5d2b84a"
 
 func setSecrets(t *testing.T) {
 	for k, v := range testSecrets {
 		t.Setenv(k, v)
 	}
+	t.Setenv("NATS_ROUTES", natsEnvRoutes(t))
+}
+
+// natsEnvRoutes is NATS_ROUTES as deploy/systemd/nats.env has it, with
+// the route password filled in as the install steps do.
+func natsEnvRoutes(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("systemd/nats.env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "NATS_ROUTES="); ok {
+			return strings.ReplaceAll(strings.Trim(v, `"`), "<route-password>", testRoutePassword)
+		}
+	}
+	t.Fatal("systemd/nats.env sets no NATS_ROUTES")
+	return ""
 }
 
 // accounts is what a configuration gives its clients.
@@ -212,13 +235,24 @@ func TestClusterConfiguration(t *testing.T) {
 		if u := o.Users; len(u) == 0 {
 			t.Errorf("%s: no users", f)
 		}
+		if o.Cluster.Username != "route" || o.Cluster.Password != testRoutePassword {
+			t.Errorf("%s: routes sign in as %q with %q: want the user route with $NATS_ROUTE_PASSWORD", f, o.Cluster.Username, o.Cluster.Password)
+		}
+		for _, r := range o.Routes {
+			if pw, _ := r.User.Password(); r.User.Username() != o.Cluster.Username || pw != o.Cluster.Password {
+				t.Errorf("%s: route to %s does not sign in as the route user", f, r.Host)
+			}
+		}
 	}
 	if len(names) != len(members) {
 		t.Errorf("server names %v: want one per member", names)
 	}
 	for _, r := range routes {
-		host := strings.Split(strings.TrimPrefix(r, "nats://"), ":")[0]
-		if !names[host] {
+		u, err := url.Parse(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if host := u.Hostname(); !names[host] {
 			t.Errorf("route %s goes to %s, which is no member's server_name (%v)", r, host, names)
 		}
 	}
@@ -231,8 +265,14 @@ func TestClusterConfigurationNeedsItsSecrets(t *testing.T) {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
+	t.Setenv("NATS_ROUTES", "")
+	os.Unsetenv("NATS_ROUTES")
 	_, err := server.ProcessConfigFile(members[0])
-	if err == nil || !strings.Contains(err.Error(), "TOOLWIRE_NATS_PASSWORD") && !strings.Contains(err.Error(), "NATS_SYS_PASSWORD") {
+	named := false
+	for k := range testSecrets {
+		named = named || err != nil && strings.Contains(err.Error(), k)
+	}
+	if !named {
 		t.Fatalf("%s without the password variables: %v, want an error naming one", members[0], err)
 	}
 }

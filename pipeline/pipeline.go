@@ -200,7 +200,7 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		if ec.WorkDir == "" {
 			ec.WorkDir = cfg.WorkDir
 		}
-		if ec.Hooks.Handled == nil && ec.Hooks.Call == nil && ec.Hooks.TracerProvider == nil {
+		if ec.Hooks.IsZero() {
 			ec.Hooks = cfg.Hooks
 		}
 		if ec.WorkerID != "" {

@@ -21,6 +21,7 @@ import (
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
+	"github.com/toolwire/toolwire/internal/tracing"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
 	"github.com/toolwire/toolwire/tool"
@@ -104,6 +105,9 @@ type Router struct {
 	adStream jetstream.Stream
 	limits   limits
 	late     atomic.Int64
+	// tracing is whether the router's deliveries have spans (hops) whose
+	// context its events carry.
+	tracing bool
 }
 
 // New prepares a router on nc: it provisions the streams, binds the lease
@@ -138,7 +142,8 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, results: results, out: out, adStream: adStream, limits: limits{cfg.Limits}}
+	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, results: results, out: out, adStream: adStream, limits: limits{cfg.Limits},
+		tracing: tracing.New(cfg.Hooks.TracerProvider) != nil}
 	for _, t := range cfg.Tools.Tools() {
 		s, err := coercion.Compile(t.InputSchema())
 		if err != nil {

@@ -323,7 +323,11 @@ func (r *Router) publish(ctx context.Context, subject, msgID string, p subjects.
 // it came) and, as ce-usetime, its ce-time (zero: unknown).
 func (r *Router) publishUsed(ctx context.Context, subject, msgID string, p subjects.Parsed, use schemas.Meta, seq int, data schemas.Data) error {
 	meta := schemas.Meta{Source: r.cfg.Source, Tenant: p.Tenant, Turn: p.Turn, Seq: seq, TraceParent: use.TraceParent, TraceState: use.TraceState, UseTime: use.Time}
-	tracing.Carry(ctx, &meta)
+	if r.tracing {
+		// The hop's span; with tracing off ctx holds no hop, and whatever
+		// span it may hold (the embedding program's) is not the call's.
+		tracing.Carry(ctx, &meta)
+	}
 	h, body, err := schemas.Encode(meta, data)
 	if err != nil {
 		return fmt.Errorf("router: encode %s: %w", data.EventType(), err)

@@ -106,7 +106,7 @@ func TestBadVariable(t *testing.T) {
 		{"TOOLWIRE_SERVE_DRAIN_TIMEOUT", "-3s", `TOOLWIRE_SERVE_DRAIN_TIMEOUT="-3s": want a positive duration, found -3s`},
 		{"TOOLWIRE_SERVE_API", "8081", `TOOLWIRE_SERVE_API="8081": want host:port`},
 		{"TOOLWIRE_NATS_TLSFIRST", "maybe", `TOOLWIRE_NATS_TLSFIRST="maybe": want true or false`},
-		{"TOOLWIRE_MAX_TOOL_USE_CONCURRENCY", "0", `TOOLWIRE_MAX_TOOL_USE_CONCURRENCY="0": want a positive integer`},
+		{"TOOLWIRE_MAX_TOOL_USE_CONCURRENCY", "-1", `TOOLWIRE_MAX_TOOL_USE_CONCURRENCY="-1": want 0 or more`},
 		{"TOOLWIRE_DENY", `["Bash(rm"]`, `TOOLWIRE_DENY: 1:2: field "deny"[0]: rule "Bash(rm": missing ")"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

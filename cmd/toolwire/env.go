@@ -22,8 +22,8 @@ const (
 )
 
 // maxConcurrency is the flag's value, else the environment's, else 0 (the
-// router's default); a value in the environment that is not a positive
-// integer is an error naming the variable.
+// router's default, as 0 in the environment is); a value in the environment
+// that is not an integer of 0 or more is an error naming the variable.
 func maxConcurrency(flag int) (int, error) {
 	if flag > 0 {
 		return flag, nil
@@ -33,8 +33,8 @@ func maxConcurrency(flag int) (int, error) {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%s=%q: want a positive integer", envMaxConcurrency, v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q: want 0 or more", envMaxConcurrency, v)
 	}
 	return n, nil
 }

@@ -20,7 +20,7 @@ func TestMaxConcurrencyFromEnv(t *testing.T) {
 		{"1", 1, false},
 		{"3", 3, false},
 		{"250", 250, false},
-		{"0", 0, true},
+		{"0", 0, false},
 		{"-2", 0, true},
 		{"abc", 0, true},
 		{"2.5", 0, true},

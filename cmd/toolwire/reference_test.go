@@ -94,10 +94,13 @@ func reference(t *testing.T) string {
 		if meaning == "" {
 			t.Errorf("setting %s has no doc comment", s.Key)
 		}
-		if s.Kind != config.KindString || s.Secret {
+		if s.Kind != config.KindString || s.Secret || s.URLs {
 			meaning += " (" + s.Kind
-			if s.Secret {
+			switch {
+			case s.Secret:
 				meaning += ", secret: redacted when shown"
+			case s.URLs:
+				meaning += ", a URL's password, token and query values redacted when shown"
 			}
 			meaning += ")"
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -61,7 +62,12 @@ func startTracing(ctx context.Context, log *slog.Logger) (tp trace.TracerProvide
 	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the default name.
 	res, err := resource.New(ctx, resource.WithTelemetrySDK(),
 		resource.WithAttributes(attribute.String("service.name", "toolwire")), resource.WithFromEnv())
-	if err != nil {
+	switch {
+	case errors.Is(err, resource.ErrPartialResource):
+		// A malformed OTEL_RESOURCE_ATTRIBUTES entry is left out and the
+		// rest kept: a label is no reason to stop serving.
+		log.Warn("tracing: resource attributes left out", "err", err)
+	case err != nil:
 		return nil, nil, fmt.Errorf("tracing: resource: %w", err)
 	}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", "err", err) }))

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -209,5 +210,22 @@ func TestTracesExporterFromEnvironment(t *testing.T) {
 			t.Errorf("%+v: provider %v, want %s", tc, tp, tc.want)
 		}
 		stop()
+	}
+}
+
+// TestMalformedResourceAttributes: an OTEL_RESOURCE_ATTRIBUTES entry
+// without a value is a warning, not a reason to refuse to start.
+func TestMalformedResourceAttributes(t *testing.T) {
+	t.Setenv(envTracesExporter, "console")
+	t.Setenv(envSDKDisabled, "")
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test,novalue")
+	var logs strings.Builder
+	tp, stop, err := startTracing(context.Background(), slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil || tp == nil {
+		t.Fatalf("startTracing: %v, %v", tp, err)
+	}
+	stop()
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "novalue") {
+		t.Errorf("no warning naming the entry left out:\n%s", logs.String())
 	}
 }

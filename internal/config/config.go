@@ -56,7 +56,7 @@ type Config struct {
 	Bash *sandbox.Policy `json:"bash"`
 	// MaxToolUseConcurrency is the per-turn concurrency limit the router
 	// gives turns that set none (0: 10).
-	MaxToolUseConcurrency int `json:"max_tool_use_concurrency" default:"0" check:"positive"`
+	MaxToolUseConcurrency int `json:"max_tool_use_concurrency" default:"0" check:"nonnegative"`
 
 	// NATS is how commands connect to NATS and sign in.
 	NATS NATS `json:"nats" config:"section"`

@@ -97,8 +97,11 @@ func (c *Config) Effective(path string, o Overrides, defaultConcurrency int) Eff
 			*m = map[string]Sourced[any]{}
 		}
 		v, from := c.value(s.Key, o)
-		if s.Secret && v != "" {
+		switch {
+		case s.Secret && v != "":
 			v = Redacted
+		case s.URLs:
+			v = redactURLs(v.(string))
 		}
 		(*m)[name] = Sourced[any]{v, from}
 	}
@@ -113,8 +116,12 @@ func (c *Config) Effective(path string, o Overrides, defaultConcurrency int) Eff
 }
 
 // redactServer hides an MCP server's environment values and headers,
-// which commonly hold its credentials, and keeps their names.
+// which commonly hold its credentials, and keeps their names; its URL
+// loses its credentials (redactURL). Its command's arguments are shown as
+// written: what is a secret there is the server's own convention, which
+// is why credentials belong in its environment.
 func redactServer(s mcp.ServerConfig) mcp.ServerConfig {
+	s.URL = redactURL(s.URL)
 	s.Args = slices.Clone(s.Args)
 	env := make([]string, len(s.Env))
 	for i, kv := range s.Env {

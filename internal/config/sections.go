@@ -18,7 +18,7 @@ type NATS struct {
 	// For serve, empty runs an embedded server instead; for the other
 	// commands, empty is nats://127.0.0.1:4222 (run and loadtest: a private
 	// pipeline).
-	URL string `json:"url" default:""`
+	URL string `json:"url" default:"" secret:"urls"`
 	// User is the NATS user to sign in as.
 	User string `json:"user" default:""`
 	// Password is the NATS user's password.
@@ -96,7 +96,7 @@ type Cluster struct {
 	// other members.
 	Listen string `json:"listen" default:"127.0.0.1:6222" check:"addr"`
 	// Routes are the cluster URLs of the other members, comma-separated.
-	Routes string `json:"routes" default:""`
+	Routes string `json:"routes" default:"" secret:"urls"`
 	// ServerName is the embedded server's name, unique in its cluster
 	// (empty: made from serve.listen).
 	ServerName string `json:"server_name" default:""`
@@ -113,7 +113,7 @@ type Proxy struct {
 	Listen string `json:"listen" default:"127.0.0.1:8081" check:"addr"`
 	// Upstream is the base URL of the model API, e.g.
 	// https://api.anthropic.com.
-	Upstream string `json:"upstream" default:"" check:"httpurl"`
+	Upstream string `json:"upstream" default:"" check:"httpurl" secret:"urls"`
 	// Format is the stream format of the upstream (anthropic, openai-chat,
 	// openai-responses, gemini, hermes).
 	Format string `json:"format" default:""`

@@ -37,6 +37,10 @@ type Setting struct {
 	Kind string
 	// Secret values are redacted wherever the configuration is shown.
 	Secret bool
+	// URLs values are URLs (comma-separated) whose credentials are
+	// redacted wherever the configuration is shown: a userinfo password
+	// (a lone userinfo, a NATS token, whole) and every query value.
+	URLs bool
 
 	check string
 	index []int
@@ -86,6 +90,7 @@ func newSetting(key string, f reflect.StructField, index []int) Setting {
 	return Setting{
 		Key: key, Var: VarPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_")),
 		Default: f.Tag.Get("default"), Kind: kindOf(f.Type), Secret: f.Tag.Get("secret") == "true",
+		URLs:  f.Tag.Get("secret") == "urls",
 		check: f.Tag.Get("check"), index: index,
 	}
 }

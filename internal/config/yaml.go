@@ -63,6 +63,19 @@ func nodeError(n *yaml.Node, format string, args ...any) error {
 // yamlLine finds the line in the YAML parser's messages ("yaml: line 3: …").
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
+// parseError is the YAML parser's error err at the line it names.
+func parseError(err error) *yamlError {
+	msg := err.Error()
+	line := 1
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = strings.TrimPrefix(msg, m[0])
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	return &yamlError{line: line, col: 1, msg: "not valid YAML: " + msg}
+}
+
 // fromYAML turns the YAML text data into the JSON text it stands for.
 func fromYAML(data []byte) (*yamlText, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -71,19 +84,15 @@ func fromYAML(data []byte) (*yamlText, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &yamlError{line: 1, col: 1, msg: emptyYAML}
 		}
-		msg := err.Error()
-		line := 1
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = strings.TrimPrefix(msg, m[0])
-		} else {
-			msg = strings.TrimPrefix(msg, "yaml: ")
-		}
-		return nil, &yamlError{line: line, col: 1, msg: "not valid YAML: " + msg}
+		return nil, parseError(err)
 	}
 	var second yaml.Node
-	if err := dec.Decode(&second); err == nil {
+	switch err := dec.Decode(&second); {
+	case err == nil:
 		return nil, &yamlError{line: max(second.Line, 1), col: 1, msg: "a second YAML document: want one mapping of settings"}
+	case !errors.Is(err, io.EOF):
+		// Whatever follows the first document is part of the file too.
+		return nil, parseError(err)
 	}
 	y := &yamlText{}
 	root := &doc

@@ -104,7 +104,7 @@ func TestFileErrors(t *testing.T) {
 		{"a.yaml", "log:\n  level: loud\n", `:2:10: field "log".level: want debug, info, warn or error, found "loud"`},
 		{"a.yaml", "cluster:\n  replicas: 7\n", `:2:13: field "cluster".replicas: JetStream keeps 1 to 5 replicas`},
 		{"a.yaml", "proxy:\n  upstream: ftp://x\n", `:2:13: field "proxy".upstream: want an http:// or https:// URL`},
-		{"a.yaml", "max_tool_use_concurrency: -1\n", `:1:27: field "max_tool_use_concurrency": want a positive integer, found -1`},
+		{"a.yaml", "max_tool_use_concurrency: -1\n", `:1:27: field "max_tool_use_concurrency": want 0 or more, found -1`},
 		{"a.yaml", "deny:\n  - \"Bash(rm\"\n", `:2:5: field "deny"[0]: rule "Bash(rm": missing ")"`},
 		{"a.yaml", "limits:\n  max_calls_per_turn: -4\n", `:2:3: field "limits".max_calls_per_turn: want a positive integer, found -4`},
 		{"a.yaml", "mcp_servers:\n  - {name: a, url: http://x}\n  - {name: a, command: z}\n", `:3:12: field "mcp_servers"[1].name: the name "a" is used twice`},
@@ -117,6 +117,8 @@ func TestFileErrors(t *testing.T) {
 		{"a.yaml", "", `:1:1: the file is empty`},
 		{"a.yaml", "# nothing\n", `:1:1: the file is empty`},
 		{"a.yaml", "deny: []\n---\ndeny: []\n", `:2:1: a second YAML document`},
+		{"a.yaml", "deny: []\n---\ndeny: [\n", `:3:1: not valid YAML: did not find expected`},
+		{"a.yaml", "deny: []\n---\n\tdeny: []\n", `:3:1: not valid YAML: found character that cannot start any token`},
 		{"a.yaml", "serve:\n  <<: {listen: x}\n", `:2:3: merge keys (<<) are not supported`},
 		{"a.yaml", "serve:\n  http: .inf\n", `:2:9: .inf is not a finite number`},
 		{"a.yaml", "a: &a [*a]\n", `:1:`},
@@ -142,7 +144,7 @@ func TestSettings(t *testing.T) {
 		if s.Kind == config.KindJSON || s.Default == "" && s.Kind != config.KindString {
 			continue
 		}
-		if _, err := s.ParseText(s.Default); err != nil && s.Key != "max_tool_use_concurrency" && s.Key != "cluster.replicas" && s.Key != "proxy.max_concurrency" {
+		if _, err := s.ParseText(s.Default); err != nil {
 			t.Errorf("%s: default %q refused: %v", s.Key, s.Default, err)
 		}
 	}

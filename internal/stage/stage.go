@@ -18,6 +18,7 @@ package stage
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -149,6 +150,10 @@ type Hooks struct {
 	// whose update led the write.
 	LeaseConflict func(stage string)
 }
+
+// IsZero reports whether no hook is set. It looks at every field, so a
+// hook added later counts without this method changing.
+func (h Hooks) IsZero() bool { return reflect.ValueOf(h).IsZero() }
 
 // Handling is one delivery's outcome.
 type Handling struct {

@@ -25,9 +25,12 @@ func TestRestartsAndDown(t *testing.T) {
 		t.Fatalf("crash: %+v", res)
 	}
 	waitUntil(t, "the server down", func() bool { return !s.Running() })
-	time.Sleep(600 * time.Millisecond) // a few failed restarts
-	err := s.Down()
-	if err == nil || !strings.Contains(err.Error(), "MCP server tsrv is not running") || !strings.Contains(err.Error(), "refusing to start") {
+	// Down names the refusal once a restart attempt has failed.
+	waitUntil(t, "a failed restart reported", func() bool {
+		err := s.Down()
+		return err != nil && strings.Contains(err.Error(), "refusing to start")
+	})
+	if err := s.Down(); !strings.Contains(err.Error(), "MCP server tsrv is not running") {
 		t.Errorf("down: %v", err)
 	}
 	if n := s.Restarts(); n != 0 {
