@@ -203,12 +203,23 @@ func TestDeploymentsWiring(t *testing.T) {
 			t.Errorf("%s: terminationGracePeriodSeconds %d does not outlast the drain (%s)", d, grace, need)
 		}
 
-		// What ops teams expect of a pod's security.
+		// What ops teams expect of a pod's security. The executors run
+		// Bash, whose commands need a user and PID namespace, which the
+		// RuntimeDefault seccomp profile and a masked /proc refuse: their
+		// pods relax both, inside a user namespace of the pod's own.
 		psc := dig(d.m, "spec", "template", "spec", "securityContext")
-		if dig(psc, "runAsNonRoot") != true || str(dig(psc, "seccompProfile", "type")) != "RuntimeDefault" {
-			t.Errorf("%s: pod securityContext %v: want runAsNonRoot and the RuntimeDefault seccomp profile", d, psc)
-		}
 		sc := c.m["securityContext"]
+		seccomp := "RuntimeDefault"
+		if stage == "executor" {
+			seccomp = "Unconfined"
+			if dig(d.m, "spec", "template", "spec", "hostUsers") != false || str(dig(sc, "procMount")) != "Unmasked" ||
+				str(dig(psc, "appArmorProfile", "type")) != "Unconfined" {
+				t.Errorf("%s: want hostUsers false, an Unconfined AppArmor profile and procMount Unmasked, for Bash's namespaces", d)
+			}
+		}
+		if dig(psc, "runAsNonRoot") != true || str(dig(psc, "seccompProfile", "type")) != seccomp {
+			t.Errorf("%s: pod securityContext %v: want runAsNonRoot and the %s seccomp profile", d, psc, seccomp)
+		}
 		if dig(sc, "readOnlyRootFilesystem") != true || dig(sc, "allowPrivilegeEscalation") != false ||
 			!slices.Equal(strs(t, dig(sc, "capabilities", "drop"), "drop"), []string{"ALL"}) {
 			t.Errorf("%s: container securityContext %v: want a read-only root, no privilege escalation, every capability dropped", d, sc)
@@ -254,6 +265,11 @@ func TestConfigFilesMountedAndValid(t *testing.T) {
 		cfg, err := config.Parse(data)
 		if err != nil {
 			t.Fatalf("%s: %s: %v", d, files[i], err)
+		}
+		// Bash fails closed: a node where a command would see serve's
+		// environment refuses it rather than running it.
+		if !cfg.BashPolicy().Strict {
+			t.Errorf("%s: %s does not set bash.strict", d, files[i])
 		}
 		// The API's token files: on a mounted Secret that the README says
 		// how to create.

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -186,6 +187,23 @@ func TestStageUnit(t *testing.T) {
 			t.Errorf("toolwire-stage@%s: TimeoutStopSec %s does not outlast the drain (%s)", stage, stop, drain)
 		}
 		checkServeArgs(t, "toolwire-stage@"+stage, args[2:])
+	}
+	// Bash's commands need a user, PID and mount namespace and a fresh
+	// /proc: the unit must allow the namespaces and mount nothing over
+	// /proc (a locked mount there makes the kernel refuse the fresh one).
+	svc := u["Service"]
+	for _, hides := range []string{"ProtectKernelTunables", "ProtectKernelLogs", "ProtectProc", "ProcSubset"} {
+		if v := svc[hides]; len(v) > 0 && v[len(v)-1] != "no" && v[len(v)-1] != "default" && v[len(v)-1] != "all" {
+			t.Errorf("%s=%s mounts over /proc: Bash's commands could not have a /proc of their own", hides, v[len(v)-1])
+		}
+	}
+	if v := svc["RestrictNamespaces"]; len(v) > 0 {
+		allowed := strings.Fields(v[len(v)-1])
+		for _, ns := range []string{"user", "pid", "mnt"} {
+			if !slices.Contains(allowed, ns) {
+				t.Errorf("RestrictNamespaces=%s forbids the %s namespace Bash's commands need", v[len(v)-1], ns)
+			}
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/toolwire/toolwire/tool"
@@ -73,7 +74,7 @@ func Bash() *tool.Tool { return BashWith(sandbox.Policy{}) }
 // an error cancels the turn's other calls (a failing command usually makes
 // the rest of an implicit chain pointless), and a user interrupt stops it.
 func BashWith(policy sandbox.Policy) *tool.Tool {
-	r := bashRunner{maxCapture: bashMaxCapture, policy: policy}
+	r := bashRunner{maxCapture: bashMaxCapture, contain: sync.OnceValue(policy.Containment)}
 	return tool.MustBuild(tool.Definition{
 		Name:            "Bash",
 		Description:     bashDescription,

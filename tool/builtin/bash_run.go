@@ -24,7 +24,11 @@ const drainGrace = 250 * time.Millisecond
 // bashRunner runs Bash commands.
 type bashRunner struct {
 	maxCapture int // bytes of output held in memory
-	policy     sandbox.Policy
+	// contain is the policy's containment, worked out at the first call
+	// (it tries the host's namespaces and bubblewrap, and the program
+	// must have called sandbox.Main, which a tool built before main has
+	// not) and kept for the others.
+	contain func() sandbox.Containment
 }
 
 // stopGrace is how long a contained command's init has, once told to stop,
@@ -72,7 +76,7 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 	if key != "" {
 		extra = append(extra, tool.IdempotencyEnv+"="+key)
 	}
-	cmd, underInit, err := r.policy.Command(runCtx, shell, command, dir, extra)
+	cmd, underInit, err := r.contain().Command(runCtx, shell, command, dir, extra)
 	if err != nil {
 		pr.Close()
 		pw.Close()

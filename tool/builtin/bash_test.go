@@ -274,7 +274,7 @@ func TestBashTerminatedBySignal(t *testing.T) {
 
 func TestBashOutputCap(t *testing.T) {
 	t.Parallel()
-	r := bashRunner{maxCapture: 1000}
+	r := bashRunner{maxCapture: 1000, contain: sandbox.Policy{}.Containment}
 	res, err := r.run(context.Background(), "head -c 5000 /dev/zero | tr '\\0' a", t.TempDir(), "", time.Minute)
 	if err != nil {
 		t.Fatal(err)

@@ -15,13 +15,14 @@ const (
 	// a warning in Status, and a refusal in strict mode.
 	BackendAuto Backend = "auto"
 	// BackendLandlock confines the command's init with Landlock: writes
-	// to the allowed paths, TCP off (ABI 4+), signals within the command;
-	// the init is PID 1 of a PID namespace with a /proc of its own where
-	// the host allows one (in a user namespace when not root).
+	// to the allowed paths, TCP off (ABI 4+; not UDP), signals within the
+	// command, no capabilities; the init is PID 1 of a PID namespace with
+	// a /proc of its own where the host allows one (in a user namespace
+	// when not root).
 	BackendLandlock Backend = "landlock"
 	// BackendBwrap runs the command under bubblewrap: the root file
 	// system read-only, the allowed paths bound writable, PID, IPC, UTS
-	// and (unless allowed) network namespaces of its own.
+	// and (unless allowed) network namespaces of its own, no capabilities.
 	BackendBwrap Backend = "bwrap"
 	// BackendNone confines neither writes nor the network; the
 	// environment, the limits and the cleanup still apply.
@@ -34,14 +35,21 @@ var Backends = []Backend{BackendAuto, BackendLandlock, BackendBwrap, BackendNone
 // Valid reports whether b is one of Backends or empty (auto).
 func (b Backend) Valid() bool { return b == "" || slices.Contains(Backends, b) }
 
-// Containment is how a policy's commands are contained on this host.
+// Containment is how a policy's commands are contained on this host,
+// worked out once (Policy.Containment) for the commands it runs.
 type Containment struct {
 	// Backend is the backend in force: landlock, bwrap or none.
 	Backend Backend
 	// Writes is whether writes are confined to the allowed paths.
 	Writes bool
-	// Network is whether the network is cut off for a policy that does
-	// not allow it (always false for one that does).
+	// TCP is whether TCP connections and listening sockets are refused,
+	// for a policy that does not allow the network (always false for one
+	// that does).
+	TCP bool
+	// Network is whether the whole network is cut off (a network
+	// namespace with only a loopback of its own, under bubblewrap), for a
+	// policy that does not allow it. Landlock cuts TCP only: UDP, DNS
+	// included, and the host's Unix sockets stay open.
 	Network bool
 	// Reaped is whether no process outlives its command, setsid ones
 	// included (the process group is killed in any case).
@@ -50,16 +58,23 @@ type Containment struct {
 	// PID namespace with a /proc of its own: not the server, nor, through
 	// /proc/<pid>/environ, the secrets of its starting environment.
 	Processes bool
+	// Capabilities is whether the command runs without any capability,
+	// also when the server runs as root: it cannot make devices, open raw
+	// sockets, mount, or pass over file permissions.
+	Capabilities bool
 	// Status says the above in a sentence, and why, for a start-up log.
 	Status string
 
-	bwrap string  // the bubblewrap program, for BackendBwrap
-	ns    *nsMode // how the init gets its namespaces, for BackendLandlock
+	policy     Policy  // what the commands are run under
+	registered bool    // the program calls Main: commands run under an init
+	bwrap      string  // the bubblewrap program, for BackendBwrap
+	ns         *nsMode // how the init gets its namespaces, for BackendLandlock
 }
 
 // Confined reports whether c confines what strict mode requires: writes,
-// no process left behind, and none of the server's processes in sight.
-func (c Containment) Confined() bool { return c.Writes && c.Reaped && c.Processes }
+// no process left behind, none of the server's processes in sight, and no
+// capabilities.
+func (c Containment) Confined() bool { return c.Writes && c.Reaped && c.Processes && c.Capabilities }
 
 // host is what this host offers a policy, as choose reads it.
 type host struct {
@@ -71,7 +86,11 @@ type host struct {
 	nsWhy      string  // why it cannot
 }
 
-// Containment is how p's commands are contained here.
+// Containment is how p's commands are contained here. It asks the host
+// anew each time (the kernel's Landlock ABI, and, where they may be used, a
+// trial of the init's namespaces and of bubblewrap: a process or two), as
+// what the host allows is the host's to change: a caller works it out once
+// per policy and keeps it for the policy's commands.
 func (p Policy) Containment() Containment {
 	h := host{registered: registered.Load(), abi: landlockABI()}
 	// The namespaces and bwrap are tried (once) only where they may be used.
@@ -82,7 +101,9 @@ func (p Policy) Containment() Containment {
 	if p.Sandbox == BackendBwrap || auto && !h.landlockSuffices(p) {
 		h.bwrap, h.bwrapWhy = findBwrap(p.Bwrap)
 	}
-	return choose(p, h)
+	c := choose(p, h)
+	c.policy, c.registered = p, h.registered
+	return c
 }
 
 // landlockSuffices reports whether Landlock confines all p asks here, and
@@ -131,19 +152,21 @@ func choose(p Policy, h host) Containment {
 }
 
 func withLandlock(p Policy, h host) Containment {
-	c := Containment{Backend: BackendLandlock, Writes: true, Network: !p.Network && h.abi >= 4, Reaped: true,
-		Processes: h.ns != nil, ns: h.ns}
+	// The init drops the command's capabilities on any host (an empty
+	// permitted set under no_new_privs).
+	c := Containment{Backend: BackendLandlock, Writes: true, TCP: !p.Network && h.abi >= 4, Reaped: true,
+		Processes: h.ns != nil, Capabilities: true, ns: h.ns}
 	procs := "processes and /proc of their own, "
 	if !c.Processes {
 		procs = ""
 	}
 	switch {
 	case p.Network:
-		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network allowed, %sno process outlives its command", h.abi, procs)
-	case c.Network:
-		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, TCP off unless allowed, %sno process outlives its command", h.abi, procs)
+		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network allowed, %sno capabilities, no process outlives its command", h.abi, procs)
+	case c.TCP:
+		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, TCP off unless allowed (UDP is not), %sno capabilities, no process outlives its command", h.abi, procs)
 	default:
-		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network is not (ABI 4 restricts TCP), %sno process outlives its command", h.abi, procs)
+		c.Status = fmt.Sprintf("contained with Landlock ABI %d: writes confined, the network is not (ABI 4 restricts TCP), %sno capabilities, no process outlives its command", h.abi, procs)
 	}
 	if !c.Processes {
 		c.Status = "partly " + c.Status + "; but the server's /proc is visible, and with it the secrets of its starting environment: " + noNamespace(h)
@@ -157,12 +180,13 @@ func noNamespace(h host) string {
 }
 
 func withBwrap(p Policy, h host, why string) Containment {
-	c := Containment{Backend: BackendBwrap, Writes: true, Network: !p.Network, Reaped: true, Processes: true, bwrap: h.bwrap}
+	c := Containment{Backend: BackendBwrap, Writes: true, TCP: !p.Network, Network: !p.Network, Reaped: true, Processes: true,
+		Capabilities: true, bwrap: h.bwrap} // --cap-drop ALL
 	net := "no network"
 	if p.Network {
 		net = "the network allowed"
 	}
-	c.Status = fmt.Sprintf("contained with bubblewrap (%s) %s: writes confined, %s, processes and /proc of their own, no process outlives its command", h.bwrap, why, net)
+	c.Status = fmt.Sprintf("contained with bubblewrap (%s) %s: writes confined, %s, processes and /proc of their own, no capabilities, no process outlives its command", h.bwrap, why, net)
 	return c
 }
 

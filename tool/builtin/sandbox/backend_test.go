@@ -25,14 +25,14 @@ func TestChoose(t *testing.T) {
 		p       Policy
 		h       host
 		backend Backend
-		network bool // TCP cut off
+		tcp     bool // TCP cut off
 		status  string
 	}{
 		{"auto prefers Landlock", Policy{}, full, BackendLandlock, true, "contained with Landlock ABI 7: writes confined, TCP off"},
 		{"auto without Landlock", Policy{Sandbox: BackendAuto}, bwOnly, BackendBwrap, true, "contained with bubblewrap (/usr/bin/bwrap) as the kernel has no Landlock: writes confined, no network"},
 		{"auto with an ABI that cannot cut TCP", Policy{}, old, BackendBwrap, true, "as Landlock ABI 3 cannot turn TCP off (ABI 4 can)"},
 		{"an old ABI is enough with the network allowed", Policy{Network: true}, old, BackendLandlock, false, "Landlock ABI 3: writes confined, the network allowed"},
-		{"an old ABI and no bwrap", Policy{}, oldOnly, BackendLandlock, false, "the network is not (ABI 4 restricts TCP), processes and /proc of their own, no process outlives its command; bubblewrap (bwrap) is not installed"},
+		{"an old ABI and no bwrap", Policy{}, oldOnly, BackendLandlock, false, "the network is not (ABI 4 restricts TCP), processes and /proc of their own, no capabilities, no process outlives its command; bubblewrap (bwrap) is not installed"},
 		{"neither", Policy{}, missing, BackendNone, false, "partly contained: the kernel has no Landlock, and bubblewrap (bwrap) is not installed, so writes and the network are not confined"},
 		{"no init", Policy{}, unregistered, BackendNone, false, "partly contained: the program does not call sandbox.Main, and bubblewrap (bwrap) is not installed, so commands get a scrubbed environment"},
 		{"bwrap forced", Policy{Sandbox: BackendBwrap}, full, BackendBwrap, true, "bubblewrap (/usr/bin/bwrap) as configured"},
@@ -43,13 +43,19 @@ func TestChoose(t *testing.T) {
 		{"none", Policy{Sandbox: BackendNone}, full, BackendNone, false, "partly contained: bash.sandbox is none, so writes and the network are not confined; no process outlives"},
 		{"auto without a PID namespace", Policy{}, noPIDs, BackendBwrap, true, "as a Landlock command would see the server's processes: PID namespace unavailable (" + noNS + ")"},
 		{"Landlock without a PID namespace, and no bwrap", Policy{}, noPIDsOnly, BackendLandlock, true,
-			"partly contained with Landlock ABI 7: writes confined, TCP off unless allowed, no process outlives its command; but the server's /proc is visible, and with it the secrets of its starting environment: PID namespace unavailable (" + noNS + "); bubblewrap (bwrap) does not work here"},
+			"partly contained with Landlock ABI 7: writes confined, TCP off unless allowed (UDP is not), no capabilities, no process outlives its command; but the server's /proc is visible, and with it the secrets of its starting environment: PID namespace unavailable (" + noNS + "); bubblewrap (bwrap) does not work here"},
 		{"landlock forced without a PID namespace", Policy{Sandbox: BackendLandlock}, noPIDs, BackendLandlock, true, "but the server's /proc is visible"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := choose(tc.p, tc.h)
-			if c.Backend != tc.backend || c.Network != tc.network || !strings.Contains(c.Status, tc.status) {
-				t.Errorf("got %s (network cut %v): %q\nwant %s (network cut %v): %q", c.Backend, c.Network, c.Status, tc.backend, tc.network, tc.status)
+			if c.Backend != tc.backend || c.TCP != tc.tcp || !strings.Contains(c.Status, tc.status) {
+				t.Errorf("got %s (TCP cut %v): %q\nwant %s (TCP cut %v): %q", c.Backend, c.TCP, c.Status, tc.backend, tc.tcp, tc.status)
+			}
+			if c.Network != (c.Backend == BackendBwrap && !tc.p.Network) {
+				t.Errorf("whole network cut %v under %s", c.Network, c.Backend)
+			}
+			if c.Capabilities != (c.Backend != BackendNone) {
+				t.Errorf("capabilities dropped %v under %s", c.Capabilities, c.Backend)
 			}
 			if wantConfined := tc.backend != BackendNone && tc.h.ns != nil || tc.backend == BackendBwrap; c.Confined() != wantConfined {
 				t.Errorf("confined %v, want %v", c.Confined(), wantConfined)

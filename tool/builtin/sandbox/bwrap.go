@@ -8,14 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
-
-// bwrapProbes caches, per bubblewrap program, why it does not work here
-// ("" when it does): trying costs a process, and the answer only changes
-// with the host.
-var bwrapProbes sync.Map // path -> func() string
 
 // findBwrap is the bubblewrap program to use (configured, else bwrap on
 // PATH) if it works here, else "" and why not.
@@ -30,8 +24,7 @@ func findBwrap(configured string) (path, why string) {
 	} else if _, err := os.Stat(path); err != nil {
 		return "", fmt.Sprintf("bubblewrap is not at %s (bash.bwrap)", path)
 	}
-	probe, _ := bwrapProbes.LoadOrStore(path, sync.OnceValue(func() string { return probeBwrap(path) }))
-	if why := probe.(func() string)(); why != "" {
+	if why := probeBwrap(path); why != "" {
 		return "", why
 	}
 	return path, ""

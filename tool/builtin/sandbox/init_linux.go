@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"sync"
 	"syscall"
 	"time"
 
@@ -16,9 +15,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// systemWritable are the paths every command may write: scratch space and
-// the devices a shell writes to (/dev/null, /dev/tty).
-var systemWritable = []string{"/tmp", "/dev"}
+// systemWritable are the directories every command may write: scratch
+// space, and the shared memory of POSIX semaphores and queues.
+var systemWritable = []string{"/tmp", "/dev/shm"}
+
+// systemDevices are the devices every command may write: those shells and
+// common programs open. Not the rest of /dev: a process of the server's
+// uid could write the kernel log (/dev/kmsg), the disks of a root server,
+// or another session's terminal.
+var systemDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
 // Main makes this program able to contain commands. Call it first thing in
 // main (and in TestMain): when the process was started as a command's init
@@ -39,15 +44,14 @@ func Main() {
 	os.Exit(runInit(s))
 }
 
-var abiOnce = sync.OnceValue(func() int {
+// landlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+func landlockABI() int {
 	v, err := ll.LandlockGetABIVersion()
 	if err != nil {
 		return 0
 	}
 	return v
-})
-
-func landlockABI() int { return abiOnce() }
+}
 
 // runInit is the init: it readies the namespaces it is PID 1 of (where it
 // has them), becomes the reaper of everything the command leaves, confines
@@ -123,7 +127,8 @@ func dieOf(sig syscall.Signal) int {
 }
 
 // startConfined starts cmd from a thread of its own that Landlock confines
-// first, and returns where its Wait will report. Only that thread and what
+// and that drops every capability first, and returns where its Wait will
+// report. Only that thread and what
 // it starts are confined: the init's other threads stay outside the
 // command's domain, so that they may signal it (Landlock scopes signals to
 // a domain, and confining every thread would give each a domain of its
@@ -135,13 +140,17 @@ func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
 	waited := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
-		if err := dropInheritable(); err != nil {
-			started <- err
-			return
-		}
+		// Landlock first: its rules open the allowed paths, which a
+		// thread without capabilities might not be let into.
 		if err := confineThread(s); err != nil {
 			started <- err
 			return
+		}
+		if s.Landlock || s.PIDNamespace {
+			if err := dropCapabilities(); err != nil {
+				started <- err
+				return
+			}
 		}
 		if err := cmd.Start(); err != nil {
 			started <- fmt.Errorf("Failed to start %s: %w", s.Args[0], err)
@@ -154,7 +163,8 @@ func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
 }
 
 // confineThread applies Landlock to the calling thread: read anything,
-// write only the command's directory, the policy's paths and the system's,
+// write only the command's directory, the policy's paths, /tmp, /dev/shm
+// and a few devices,
 // no TCP unless the policy allows it, and signals and abstract sockets
 // only within the command. A spec without Landlock (another backend, or
 // none: the program refuses that in strict mode before it starts the
@@ -169,7 +179,8 @@ func confineThread(s spec) error {
 			writable = append(writable, p)
 		}
 	}
-	rules := []landlock.Rule{landlock.RODirs("/"), landlock.RWDirs(writable...).IgnoreIfMissing()}
+	rules := []landlock.Rule{landlock.RODirs("/"), landlock.RWDirs(writable...).IgnoreIfMissing(),
+		landlock.RWFiles(systemDevices...).IgnoreIfMissing()}
 	cfg := landlock.V7.BestEffort()
 	if s.Network {
 		cfg.HandledAccessNet = 0 // TCP as the host allows it

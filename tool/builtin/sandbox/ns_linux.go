@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -28,7 +27,7 @@ type nsMode struct {
 // namespace. In a user namespace the caller's ids map to themselves, and
 // the init keeps CAP_SYS_ADMIN across its exec (ambient: a process that is
 // not root in its namespace loses its capabilities at exec) to mount that
-// /proc; the command does not keep it (dropInheritable).
+// /proc; the command does not keep it (dropCapabilities).
 func (m nsMode) attr() *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
 	if m.user {
@@ -41,8 +40,8 @@ func (m nsMode) attr() *syscall.SysProcAttr {
 }
 
 // pidNamespace is how this host gives a Landlock command's init its
-// namespaces, or why it cannot: it is tried once, with the init itself.
-var pidNamespace = sync.OnceValues(func() (*nsMode, string) {
+// namespaces, or why it cannot: it tries them with the init itself.
+func pidNamespace() (*nsMode, string) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Sprintf("the program's own path: %v", err)
@@ -60,7 +59,7 @@ var pidNamespace = sync.OnceValues(func() (*nsMode, string) {
 		whys = append(whys, why)
 	}
 	return nil, strings.Join(whys, "; ")
-})
+}
 
 // probeNamespace starts the init in m's namespaces to do no more than set
 // them up, and says why that failed ("" when it did not): clone is refused
@@ -121,29 +120,6 @@ func enterNamespace() error {
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mounting /proc: %w", err)
-	}
-	return nil
-}
-
-// dropInheritable clears the calling thread's ambient and inheritable
-// capabilities, which the init holds in a user namespace to mount /proc,
-// so that the command, started from this thread, does not get them back
-// at exec (a program with inheritable file capabilities would).
-func dropInheritable() error {
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("clearing ambient capabilities: %w", err)
-	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("reading capabilities: %w", err)
-	}
-	if data[0].Inheritable == 0 && data[1].Inheritable == 0 {
-		return nil
-	}
-	data[0].Inheritable, data[1].Inheritable = 0, 0
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("clearing inheritable capabilities: %w", err)
 	}
 	return nil
 }

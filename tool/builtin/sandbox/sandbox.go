@@ -1,8 +1,9 @@
 // Package sandbox contains a shell command: a scrubbed environment, resource
 // limits, no process left behind when it ends (setsid and background jobs
 // included), processes and a /proc of its own (so not the server's, nor
-// its starting environment), writes confined to the turn's root and a few
-// system paths, and no network unless allowed — with Landlock where the
+// its starting environment), no capabilities (also when the server runs as
+// root), writes confined to the turn's root and a few system paths, and no
+// network (no TCP under Landlock) unless allowed — with Landlock where the
 // kernel offers it, with bubblewrap where it is installed, and a warning
 // in Status (a refusal in strict mode) where neither is available. The
 // policy's Sandbox picks the backend; Policy.Containment says which is in
@@ -64,7 +65,9 @@ type Policy struct {
 	// Writable are paths the command may write besides its directory and
 	// the system's (/tmp, /dev).
 	Writable []string `json:"writable,omitempty"`
-	// Network lets the command open TCP connections (off by default).
+	// Network lets the command use the network. Off by default, where
+	// bubblewrap cuts the whole network and Landlock TCP only
+	// (Containment says which).
 	Network bool `json:"network,omitempty"`
 	// Strict refuses to run a command that cannot be confined here: whose
 	// writes are not confined, whose processes may outlive it, or that
@@ -97,7 +100,8 @@ type spec struct {
 var registered atomic.Bool
 
 // Contained reports whether commands of the default policy get the whole
-// containment: writes confined and nothing left behind.
+// containment strict mode asks for (Containment.Confined). Like Status,
+// it works the containment out anew.
 func Contained() bool { return Policy{}.Containment().Confined() }
 
 // Status says in a sentence how commands of the default policy are
@@ -106,15 +110,23 @@ func Contained() bool { return Policy{}.Containment().Confined() }
 func Status() string { return Policy{}.Containment().Status }
 
 // Command returns the command that runs script with shell in dir under p,
-// and whether it runs under an init (then stop it with SIGTERM: the init
-// kills what it started and exits; a SIGKILL would let escaped processes
-// live on; bubblewrap ends, and its PID namespace with it). The command's
-// SysProcAttr may be set (the namespaces of a Landlock command's init): a
-// caller sets its own fields in it rather than replacing it. extraEnv are
-// NAME=value pairs the command also gets. In strict mode a policy that
-// cannot be confined here is an error saying why.
+// as Containment.Command does. It works the containment out first, which
+// costs a process or two: a caller that runs many commands under one
+// policy works it out once, with Containment, and keeps it.
 func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (cmd *exec.Cmd, underInit bool, err error) {
-	c := p.Containment()
+	return p.Containment().Command(ctx, shell, script, dir, extraEnv)
+}
+
+// Command returns the command that runs script with shell in dir under c's
+// policy, and whether it runs under an init (then stop it with SIGTERM:
+// the init kills what it started and exits; a SIGKILL would let escaped
+// processes live on; bubblewrap ends, and its PID namespace with it). The
+// command's SysProcAttr may be set (the namespaces of a Landlock command's
+// init): a caller sets its own fields in it rather than replacing it.
+// extraEnv are NAME=value pairs the command also gets. In strict mode a
+// policy that cannot be confined here is an error saying why.
+func (c Containment) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (cmd *exec.Cmd, underInit bool, err error) {
+	p := c.policy
 	if p.Strict && !c.Confined() {
 		return nil, false, fmt.Errorf("the command is not run: strict sandbox mode, and Bash cannot be confined here (%s)", c.Status)
 	}
@@ -132,7 +144,7 @@ func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv
 		// with the shell, and the kernel kills what is left in it.
 		return bwrapCommand(ctx, c.bwrap, p, dir, env, args), true, nil
 	}
-	if !registered.Load() {
+	if !c.registered {
 		cmd = exec.CommandContext(ctx, shell)
 		cmd.Args = args
 		cmd.Env, cmd.Dir = env, dir
