@@ -96,3 +96,25 @@ mknod dev c 1 3 2>/dev/null && echo mknod made a device
 		}
 	})
 }
+
+// TestBashNoTerminal: a contained command leads a session of its own, so
+// it has no controlling terminal and /dev/tty — one of the devices it may
+// write — can never be the server's terminal.
+func TestBashNoTerminal(t *testing.T) {
+	eachBackend(t, func(t *testing.T, p sandbox.Policy) {
+		// Field 6 of /proc/PID/stat is the session; the comm "(bash)" has
+		// no space to shift the fields.
+		res := bashUnder(t, p, t.TempDir(), `read -r _ _ _ _ _ sid _ < /proc/$$/stat; echo "pid=$$ sid=$sid"`)
+		var pid, sid int
+		// bwrap's --new-session makes its own init (PID 1 of the
+		// sandbox) the leader; under Landlock the command leads it.
+		_, err := fmt.Sscanf(res.Content, "pid=%d sid=%d", &pid, &sid)
+		leader := pid
+		if p.Sandbox == sandbox.BackendBwrap {
+			leader = 1
+		}
+		if err != nil || sid != leader {
+			t.Fatalf("the command is not the leader of its own session: %+v", res)
+		}
+	})
+}

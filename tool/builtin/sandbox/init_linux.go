@@ -83,7 +83,9 @@ func runInit(s spec) int {
 	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	cmd := exec.Command(s.Args[0], s.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// A session of its own: the command has no controlling terminal, so
+	// /dev/tty (writable under Landlock) is not the server's terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setsid: true}
 	waited, err := startConfined(s, cmd)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolwire sandbox: %v\n", err)
