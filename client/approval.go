@@ -57,9 +57,9 @@ func (c *Client) pendingApprovals(turn string, fn func(*schemas.ApprovalRequest)
 	sp := c.cfg.Space
 	stream := sp.ApprovalStream()
 	err := c.readAfter(ctx, subjects.ReadApprovals, turn, 0, func(m *stored) error {
-		_, data, err := schemas.Decode(m.header, m.data)
+		meta, data, err := schemas.Decode(m.header, m.data)
 		r, ok := data.(*schemas.ApprovalRequest)
-		if err != nil || !ok {
+		if err != nil || !ok || !c.ours(meta, turn) {
 			return nil
 		}
 		_, err = c.lastMsg(ctx, stream, sp.ApprovalDecision(c.cfg.Tenant, turn, r.Seq))

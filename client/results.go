@@ -103,11 +103,15 @@ type reader struct {
 
 // add decodes one out message and keeps it until its turn. It returns the
 // seq of the last result the message implies was stored before it: the
-// result's own, or, for turn_done, the turn's last.
+// result's own, or, for turn_done, the turn's last; -1 for a message of
+// another turn, which is dropped.
 func (r *reader) add(h nats.Header, body []byte) (int, error) {
-	_, data, err := schemas.Decode(h, body)
+	meta, data, err := schemas.Decode(h, body)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrBadDelivery, err)
+	}
+	if !r.c.ours(meta, r.turn) {
+		return -1, nil // another tenant's, sent here (Client.ours)
 	}
 	d := Delivery{At: time.Now().UTC()}
 	switch v := data.(type) {

@@ -142,11 +142,12 @@ func (r *Reader) Run(ctx context.Context) error {
 // sequence, then the end marker; a bad request or a failed read gets an
 // error marker instead of the end marker.
 func (r *Reader) answer(ctx context.Context, m *nats.Msg) {
-	// The subscription's filter gives every subject its tenant token,
-	// even one that does not parse: the reply is held to that tenant's
-	// inbox before anything else.
+	// The reply goes only to an inbox, and of the tenants' inboxes only
+	// to the requester's (subjects.Space.ReplyAllowed), checked before
+	// anything else; the subscription's filter gives every subject its
+	// tenant token, even one that does not parse.
 	if !r.cfg.Space.ReplyAllowed(tenantOf(m.Subject), m.Reply) {
-		r.cfg.Log.Warn("reader: refused a reply outside the tenant's inbox", "subject", m.Subject, "reply", m.Reply)
+		r.cfg.Log.Warn("reader: refused a reply outside the tenant's inboxes", "subject", m.Subject, "reply", m.Reply)
 		return
 	}
 	p, err := r.cfg.Space.ParseRead(m.Subject)

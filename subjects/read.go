@@ -55,14 +55,19 @@ func (s Space) ReadSubject(tenant, kind, turn string) (stream, subject string) {
 }
 
 // ReplyAllowed reports whether a reply to a request of tenant may go to
-// reply: not into another tenant's inbox (Inbox), so that no tenant can
-// have the stages send its reads to another's connections.
+// reply: an inbox (a subject whose first token begins with "_INBOX"), and
+// of the tenants' inboxes only its own. The server checks no permission on
+// a request's reply subject, and the stages' user may publish anywhere: a
+// reply sent where the requester names would let a tenant put its
+// messages on another tenant's subjects, or on the JetStream API.
 func (s Space) ReplyAllowed(tenant, reply string) bool {
-	inboxes := "_INBOX_" + s.prefix + "."
-	if !strings.HasPrefix(reply, inboxes) {
-		return reply != ""
+	if !strings.HasPrefix(reply, "_INBOX") {
+		return false
 	}
-	return strings.HasPrefix(reply, s.Inbox(tenant)+".")
+	if strings.HasPrefix(reply, "_INBOX_"+s.prefix+".") {
+		return strings.HasPrefix(reply, s.Inbox(tenant)+".")
+	}
+	return true
 }
 
 // MsgGet is the JetStream API subject of a stream's message get, which
