@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/provision"
 	gapreader "github.com/toolwire/toolwire/reader"
 	"github.com/toolwire/toolwire/schemas"
@@ -185,4 +188,100 @@ func collect(t *testing.T, ctx context.Context, c *Client, turn string) string {
 		got = append(got, fmt.Sprint(d.Result.Seq))
 	}
 	return fmt.Sprint(got)
+}
+
+// TestGapReadCluster: on a three-member cluster, with the streams
+// replicated three times, the client's direct gets and the reader's gap
+// read bring a turn stored before it was followed, and no consumer is made.
+func TestGapReadCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-member cluster")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	ports := make([]int, 3)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
+	var routes []string
+	for _, p := range ports {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+	}
+	// A member is ready only with the others: they start together. Routes
+	// start only on a server that listens for clients.
+	servers := make([]*embedded.Server, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range servers {
+		wg.Go(func() {
+			servers[i], errs[i] = embedded.Start(embedded.Options{StoreDir: t.TempDir(), Name: fmt.Sprintf("m%d", i), MaxMemory: 64 << 20, MaxStore: 256 << 20,
+				Listen: "127.0.0.1:-1", ReadyTimeout: time.Minute, Cluster: &embedded.Cluster{Name: "c", Listen: fmt.Sprintf("127.0.0.1:%d", ports[i]), Routes: routes}})
+		})
+	}
+	wg.Wait()
+	for i, srv := range servers {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		t.Cleanup(srv.Shutdown)
+	}
+	connect := func(i int, name string) *nats.Conn {
+		nc, err := servers[i].Connect(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	sp := subjects.Default()
+	js, err := jetstream.New(connect(0, "stages"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A request made before the cluster has its meta leader gets no
+	// answer at all: each try has a bound of its own.
+	err = jserr.Retry(ctx, time.Minute, 500*time.Millisecond, nil, func() error {
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return provision.Streams(tctx, js, sp, provision.Config{Replicas: 3})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := gapreader.New(connect(1, "reader"), gapreader.Config{Space: sp, MaxMsgs: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- rd.Run(rctx) }()
+	defer func() { stop(); <-ran }()
+	c, err := New(connect(2, "acme"), Config{Space: sp, Tenant: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &readEnv{c: c, js: js, sp: sp}
+	err = jserr.Retry(ctx, time.Minute, 500*time.Millisecond, nil, func() error {
+		_, err := js.Publish(ctx, sp.Out("acme", "warmup"), nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.store(t, ctx, "t1", 8, true)
+	if got := collect(t, ctx, c, "t1"); got != "[0 1 2 3 4 5 6 7 done 8]" {
+		t.Errorf("t1 read after the fact on a cluster: %s", got)
+	}
+	s, err := js.Stream(ctx, sp.OutStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := s.CachedInfo(); info.Config.Replicas != 3 || !info.Config.AllowDirect || info.State.Consumers != 0 {
+		t.Errorf("out stream: %d replicas, allow direct %v, %d consumers; want 3, true, 0", info.Config.Replicas, info.Config.AllowDirect, info.State.Consumers)
+	}
 }
