@@ -56,10 +56,10 @@ func (c *Client) pendingApprovals(turn string, fn func(*schemas.ApprovalRequest)
 	defer cancel()
 	sp := c.cfg.Space
 	stream := sp.ApprovalStream()
-	err := c.readFrom(ctx, stream, sp.ApprovalRequests(c.cfg.Tenant, turn), 0, false, func(m *stored) error {
-		_, data, err := schemas.Decode(m.header, m.data)
+	err := c.readAfter(ctx, subjects.ReadApprovals, turn, 0, func(m *stored) error {
+		meta, data, err := schemas.Decode(m.header, m.data)
 		r, ok := data.(*schemas.ApprovalRequest)
-		if err != nil || !ok {
+		if err != nil || !ok || !c.ours(meta, turn) {
 			return nil
 		}
 		_, err = c.lastMsg(ctx, stream, sp.ApprovalDecision(c.cfg.Tenant, turn, r.Seq))

@@ -5,18 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/jserr"
+	"github.com/toolwire/toolwire/schemas"
 )
 
-// The client reads the streams only in ways whose JetStream API subject
-// names the subject read: a direct get of a subject's last message, and a
-// consumer whose filter is in its create subject. A tenant's NATS user can
-// then be allowed exactly its own subjects (subjects.TenantPermissions),
-// and never needs a stream's info, which lists every tenant's subjects.
+// The client reads the streams in two ways only, both held to the
+// tenant's own subjects by the subject they are asked on: a direct get of
+// a subject's last message (its JetStream API subject names the subject
+// read), and a gap read, asked of the stages (package reader) on the
+// tenant's read subject. A tenant's NATS user is then allowed exactly its
+// own subjects and no consumer API (subjects.TenantPermissions), and a read
+// leaves no state on the server.
 
 // stored is one message read from a stream.
 type stored struct {
@@ -26,21 +28,14 @@ type stored struct {
 }
 
 // lastMsg returns the last message stored on subject in stream, or
-// jetstream.ErrMsgNotFound. A stream that allows no direct gets (a
-// replicated one, docs/jetstream.md) has no responder for it, and is read
-// through a consumer instead.
+// jetstream.ErrMsgNotFound. The stream allows direct gets; in a cluster
+// any replica may answer, possibly from behind the leader: the reads here
+// only look for what the live subscription missed, which such a read
+// delays until a later one.
 func (c *Client) lastMsg(ctx context.Context, stream, subject string) (*stored, error) {
 	rctx, cancel := jserr.Bound(ctx)
 	defer cancel()
 	m, err := c.nc.RequestWithContext(rctx, c.cfg.Space.DirectGetLast(stream, subject), nil)
-	if errors.Is(err, nats.ErrNoResponders) {
-		var last *stored
-		err := c.readFrom(ctx, stream, subject, 0, true, func(s *stored) error { last = s; return nil })
-		if err == nil && last == nil {
-			err = jetstream.ErrMsgNotFound
-		}
-		return last, err
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -57,77 +52,79 @@ func (c *Client) lastMsg(ctx context.Context, stream, subject string) (*stored, 
 	return &stored{seq: seq, header: m.Header, data: m.Data}, nil
 }
 
-// consumerIdle is how long the server keeps a reading consumer the client
-// could not delete (its connection dropped): they are meant to live for
-// one read.
-const consumerIdle = 10 * time.Second
+// errReadCut is wrapped by the error of a gap read that ended before its
+// end marker, or with an error marker: the read is made again later.
+var errReadCut = errors.New("read cut short")
 
-// readFrom calls fn with each message stored on subject in stream from
-// stream sequence from on (0: the first), or only the last one, as they
-// were when it started. It reads through a consumer filtered to subject
-// that it deletes when done.
-func (c *Client) readFrom(ctx context.Context, stream, subject string, from uint64, last bool, fn func(*stored) error) error {
-	cfg := jetstream.ConsumerConfig{
-		FilterSubject:     subject,
-		AckPolicy:         jetstream.AckNonePolicy,
-		MemoryStorage:     true,
-		Replicas:          1,
-		InactiveThreshold: consumerIdle,
-	}
-	switch {
-	case last:
-		cfg.DeliverPolicy = jetstream.DeliverLastPolicy
-	case from > 1:
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
-	}
-	cctx, cancel := jserr.Bound(ctx)
-	cons, err := c.js.CreateConsumer(cctx, stream, cfg)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("read %s: %w", subject, err)
-	}
-	name := cons.CachedInfo().Name
-	defer func() {
-		dctx, cancel := jserr.Bound(context.Background())
-		defer cancel()
-		_ = c.js.DeleteConsumer(dctx, stream, name)
-	}()
-	for left := cons.CachedInfo().NumPending; left > 0; {
-		got, err := fetch(ctx, cons, int(min(left, 256)), fn)
+// readAfter calls fn with each message of the turn's subject of kind
+// (subjects.ReadOut, subjects.ReadApprovals) stored after stream sequence
+// after, in order, as the stages read them from the stream. It asks again
+// from the last sequence until a read says nothing remains, and returns
+// nil only then: a read cut short (a timeout, a reader stopping) returns an
+// error, and its caller reads again from where it last completed.
+func (c *Client) readAfter(ctx context.Context, kind, turn string, after uint64, fn func(*stored) error) error {
+	subject := c.cfg.Space.Read(c.cfg.Tenant, kind, turn)
+	for {
+		last, more, err := c.readOnce(ctx, subject, after, fn)
 		if err != nil {
-			return fmt.Errorf("read %s: %w", subject, err)
+			return fmt.Errorf("read %s after %d: %w", subject, after, err)
 		}
-		if got == 0 {
-			// What was pending expired meanwhile (the stream's MaxAge).
+		if !more {
 			return nil
 		}
-		left -= uint64(got)
+		after = last
 	}
-	return nil
 }
 
-// fetch calls fn with up to n messages of cons, waiting at most one
-// request's bound for them, and returns how many there were.
-func fetch(ctx context.Context, cons jetstream.Consumer, n int, fn func(*stored) error) (int, error) {
-	fctx, cancel := jserr.Bound(ctx)
-	defer cancel()
-	batch, err := cons.Fetch(n, jetstream.FetchContext(fctx))
+// readOnce makes one read request and calls fn with each message of its
+// answer; it returns the last sequence read (after when none) and whether
+// messages remain past the read's bound.
+func (c *Client) readOnce(ctx context.Context, subject string, after uint64, fn func(*stored) error) (last uint64, more bool, err error) {
+	inbox := c.nc.NewInbox()
+	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
-		return 0, err
+		return after, false, err
 	}
-	got := 0
-	for m := range batch.Messages() {
-		got++
-		md, err := m.Metadata()
+	defer sub.Unsubscribe()
+	if err := c.nc.PublishRequest(subject, inbox, schemas.EncodeReadRequest(schemas.ReadRequest{After: after})); err != nil {
+		return after, false, err
+	}
+	last = after
+	for {
+		// Each reply of a read comes within a request's bound of the one
+		// before: the reader gets one stored message per request.
+		wctx, cancel := jserr.Bound(ctx)
+		m, err := sub.NextMsgWithContext(wctx)
+		cancel()
 		if err != nil {
-			return got, err
+			if ctx.Err() != nil {
+				return last, false, ctx.Err()
+			}
+			return last, false, fmt.Errorf("%w: %w", errReadCut, err)
 		}
-		if err := fn(&stored{seq: md.Sequence.Stream, header: m.Headers(), data: m.Data()}); err != nil {
-			return got, err
+		if len(m.Data) == 0 && m.Header.Get("Status") == "503" {
+			return last, false, nats.ErrNoResponders
 		}
+		r, err := schemas.ParseReadReply(m.Header)
+		switch {
+		case errors.Is(err, schemas.ErrReadFailed):
+			return last, false, fmt.Errorf("%w: %w", errReadCut, err)
+		case err != nil:
+			return last, false, err
+		case r.End:
+			return last, r.More, nil
+		case r.Seq <= last:
+			return last, false, fmt.Errorf("read reply with stream sequence %d after %d", r.Seq, last)
+		}
+		if err := fn(&stored{seq: r.Seq, header: m.Header, data: m.Data}); err != nil {
+			return last, false, err
+		}
+		last = r.Seq
 	}
-	if err := batch.Error(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return got, err
-	}
-	return got, nil
+}
+
+// readAgain reports whether a failed read may be made again later: the
+// stream or the stages could not answer for now.
+func readAgain(err error) bool {
+	return jserr.Unavailable(err) || errors.Is(err, errReadCut)
 }

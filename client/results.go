@@ -9,8 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/schemas"
+	"github.com/toolwire/toolwire/subjects"
 )
 
 // Delivery is one item of a turn's ordered output: a result, or, last, the
@@ -53,7 +53,7 @@ func (c *Client) Results(ctx context.Context, turn string) iter.Seq2[Delivery, e
 			return
 		}
 		defer sub.Unsubscribe()
-		r := &reader{c: c, subject: subject, pending: map[int]Delivery{}}
+		r := &reader{c: c, turn: turn, subject: subject, pending: map[int]Delivery{}}
 		rescan := time.NewTimer(0)
 		defer rescan.Stop()
 		for {
@@ -63,10 +63,11 @@ func (c *Client) Results(ctx context.Context, turn string) iter.Seq2[Delivery, e
 					return
 				}
 			case <-rescan.C:
-				// A stream that cannot answer for now (its leader died
-				// with a cluster member, a server restarting) is read
-				// again at the next tick: the turn goes on meanwhile.
-				if err := r.scan(ctx); err != nil && (ctx.Err() != nil || !jserr.Unavailable(err)) {
+				// A stream or a reader that cannot answer for now (its
+				// leader died with a cluster member, a server
+				// restarting) is read again at the next tick: the turn
+				// goes on meanwhile.
+				if err := r.scan(ctx); err != nil && (ctx.Err() != nil || !readAgain(err)) {
 					yield(Delivery{}, fmt.Errorf("client: results of %s: %w", turn, err))
 					return
 				}
@@ -92,20 +93,25 @@ func (c *Client) Results(ctx context.Context, turn string) iter.Seq2[Delivery, e
 // and drops the ones seen twice.
 type reader struct {
 	c       *Client
+	turn    string
 	subject string
 	pending map[int]Delivery // results by seq
 	done    *Delivery        // turn_done, once seen
 	want    int              // seq of the next result to yield
-	scanned uint64           // last stream sequence read by scan
+	scanned uint64           // stream sequence up to which scan read all
 }
 
 // add decodes one out message and keeps it until its turn. It returns the
 // seq of the last result the message implies was stored before it: the
-// result's own, or, for turn_done, the turn's last.
+// result's own, or, for turn_done, the turn's last; -1 for a message of
+// another turn, which is dropped.
 func (r *reader) add(h nats.Header, body []byte) (int, error) {
-	_, data, err := schemas.Decode(h, body)
+	meta, data, err := schemas.Decode(h, body)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrBadDelivery, err)
+	}
+	if !r.c.ours(meta, r.turn) {
+		return -1, nil // another tenant's, sent here (Client.ours)
 	}
 	d := Delivery{At: time.Now().UTC()}
 	switch v := data.(type) {
@@ -140,7 +146,7 @@ func (r *reader) next() (Delivery, bool) {
 // scan reads what the stream holds for the turn and the subscription did
 // not bring: the subject's last message tells whether anything is missing
 // (one direct get, the usual case), and only then are the messages past
-// the last one read taken from the stream.
+// the last one read asked of the stages (a gap read).
 func (r *reader) scan(ctx context.Context) error {
 	stream := r.c.cfg.Space.OutStream()
 	last, err := r.c.lastMsg(ctx, stream, r.subject)
@@ -155,7 +161,7 @@ func (r *reader) scan(ctx context.Context) error {
 		return err
 	}
 	if !r.have(upTo) {
-		err = r.c.readFrom(ctx, stream, r.subject, r.scanned+1, false, func(m *stored) error {
+		err = r.c.readAfter(ctx, subjects.ReadOut, r.turn, r.scanned, func(m *stored) error {
 			_, err := r.add(m.header, m.data)
 			return err
 		})
@@ -164,7 +170,8 @@ func (r *reader) scan(ctx context.Context) error {
 		}
 	}
 	// The out subject holds a turn's messages in call order: with its
-	// last one, every earlier one is known.
+	// last one, every earlier one is known. A gap read cut short left
+	// scanned where it was, so the next scan reads that stretch again.
 	r.scanned = last.seq
 	return nil
 }

@@ -25,7 +25,7 @@ func subscribe[T schemas.Data](c *Client, what, turn, subject string, fn func(T)
 		return nil, fmt.Errorf("client: %s of turn %s: %w", what, turn, errNilCallback)
 	}
 	sub, err := c.nc.Subscribe(subject, func(m *nats.Msg) {
-		if _, data, err := schemas.Decode(m.Header, m.Data); err == nil {
+		if meta, data, err := schemas.Decode(m.Header, m.Data); err == nil && c.ours(meta, turn) {
 			if v, ok := data.(T); ok {
 				fn(v)
 			}
@@ -41,6 +41,15 @@ func subscribe[T schemas.Data](c *Client, what, turn, subject string, fn func(T)
 		return nil, fmt.Errorf("client: %s of turn %s: %w", what, turn, err)
 	}
 	return func() { drain(sub) }, nil
+}
+
+// ours reports whether an event with meta is of the client's tenant and
+// of turn, as far as it says. A stored message of another tenant can reach
+// a subscription on this one's subject: the JetStream API answers a direct
+// get, which a tenant may make of its own subjects, on whatever reply
+// subject the request names, and the server checks no permission on it.
+func (c *Client) ours(meta schemas.Meta, turn string) bool {
+	return (meta.Tenant == "" || meta.Tenant == c.cfg.Tenant) && (meta.Turn == "" || meta.Turn == turn)
 }
 
 // drainWait bounds how long stop waits for the events already received.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/leaderget"
 	"github.com/toolwire/toolwire/internal/texts"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
@@ -62,10 +63,9 @@ func (e *Executor) askApproval(ctx context.Context, c *call, reason string) (*sc
 	if err := e.nc.Flush(); err != nil {
 		return nil, err
 	}
-	stream, err := e.js.Stream(ctx, sp.ApprovalStream())
-	if err != nil {
-		return nil, err
-	}
+	// From the leader: a replica behind it could miss a decision made
+	// before the subscription, which would then never come.
+	stream := leaderget.New(e.js, sp, sp.ApprovalStream())
 	if raw, err := stream.GetLastMsgForSubject(ctx, decisionSubject); err == nil {
 		return decodeDecision(raw.Header, raw.Data)
 	} else if !errors.Is(err, jetstream.ErrMsgNotFound) {

@@ -19,6 +19,7 @@ import (
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
+	"github.com/toolwire/toolwire/reader"
 	"github.com/toolwire/toolwire/reorder"
 	"github.com/toolwire/toolwire/router"
 	"github.com/toolwire/toolwire/schemas"
@@ -225,6 +226,14 @@ func start(ctx context.Context, dial Dialer, cfg Config) (_ *Pipeline, err error
 		}
 		runners = append(runners, r)
 		names = append(names, fmt.Sprintf("reorder %d", i))
+		// Each reorder instance has a reader beside it: wherever results
+		// are put in order, the clients' gap reads are answered.
+		rd, err := reader.New(nc, reader.Config{Space: cfg.Space, Log: cfg.Log})
+		if err != nil {
+			return nil, err
+		}
+		runners = append(runners, rd)
+		names = append(names, fmt.Sprintf("reader %d", i))
 	}
 	p.errMu.Lock()
 	p.started = len(runners)

@@ -23,6 +23,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/answer"
 	"github.com/toolwire/toolwire/internal/jserr"
+	"github.com/toolwire/toolwire/internal/leaderget"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
@@ -93,7 +94,7 @@ type Reorder struct {
 	cons    jetstream.Consumer
 	cache   *turnCache
 	results jetstream.Stream
-	out     jetstream.Stream
+	out     *leaderget.Stream
 }
 
 // New prepares an instance on nc.
@@ -112,10 +113,8 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reorder: %w", err)
 	}
-	out, err := js.Stream(ctx, sp.OutStream())
-	if err != nil {
-		return nil, fmt.Errorf("reorder: %w", err)
-	}
+	// The out subject is the turn's cursor: read it from the leader.
+	out := leaderget.New(js, sp, sp.OutStream())
 	return &Reorder{cfg: cfg, js: js, leases: leases, results: results, out: out, cons: cons, cache: newTurnCache(cacheTurns)}, nil
 }
 
@@ -418,7 +417,7 @@ func (r *Reorder) outTotal(ctx context.Context, p subjects.Parsed) (int, error) 
 		if last {
 			raw, err = r.out.GetLastMsgForSubject(ctx, subject)
 		} else {
-			raw, err = r.out.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(subject))
+			raw, err = r.out.Next(ctx, 0, subject)
 		}
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/coercion"
 	"github.com/toolwire/toolwire/executor"
+	"github.com/toolwire/toolwire/internal/leaderget"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/internal/stage"
@@ -100,7 +101,7 @@ type Router struct {
 	cons    jetstream.Consumer
 	results jetstream.Stream
 	// out is read for the turns this router sees first (opener).
-	out jetstream.Stream
+	out *leaderget.Stream
 	// adStream is the tool advertisements' stream.
 	adStream jetstream.Stream
 	limits   limits
@@ -134,10 +135,8 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	out, err := js.Stream(ctx, sp.OutStream())
-	if err != nil {
-		return nil, fmt.Errorf("router: %w", err)
-	}
+	// Read from the leader: the check that a turn is new decides on it.
+	out := leaderget.New(js, sp, sp.OutStream())
 	adStream, err := js.Stream(ctx, sp.ToolsStream())
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)

@@ -13,9 +13,9 @@ package subjects
 func (s Space) Inbox(tenant string) string { return "_INBOX_" + s.prefix + "." + tenant }
 
 // DirectGetLast is the JetStream API subject that reads the last message
-// of subject from stream directly (the stream allows direct gets when it
-// is not replicated). The subject read is part of the API subject, so a
-// permission can restrict which subjects a user reads this way.
+// of subject from stream directly (TW_OUT and TW_APPROVAL allow direct
+// gets, also in a cluster). The subject read is part of the API subject, so
+// a permission can restrict which subjects a user reads this way.
 func (s Space) DirectGetLast(stream, subject string) string {
 	return jsAPI + "DIRECT.GET." + stream + "." + subject
 }
@@ -29,19 +29,19 @@ type Permissions struct {
 }
 
 // TenantPermissions is what a tenant's user needs and is allowed: to
-// publish its turns' events and approval decisions; to read its out,
-// progress and approval subjects and its own inbox; to read its out and
-// approval subjects from the streams by direct get or through a consumer
-// whose filter is its own (the server puts the filter in the create
-// subject and checks the two agree), and to fetch from and delete such a
-// consumer by its name. Nothing here reaches another tenant's subjects, a
-// stream's info or listing, a stage's stream or consumer, the lease or
-// tools bucket, the object store, a purge or a deletion other than of a
-// consumer of the out or approval stream, by name.
+// publish its turns' events and approval decisions and its read requests
+// (Read: the stages answer them with the tenant's own messages); to read
+// its out, progress and approval subjects and its own inbox; and to read
+// the last message of its out and approval subjects by direct get. Nothing
+// here reaches another tenant's subjects, a stream's info or listing, a
+// stage's stream or consumer, the lease or tools bucket, the object store,
+// a purge or a deletion.
 //
-// A consumer's fetch and delete subjects carry its name, not its filter:
-// the client's consumers live for one read under a random name, which no
-// tenant can list (docs/tenants.md, What a tenant can do).
+// No consumer API call is allowed, even one narrowed to the tenant's
+// filter: the server checks neither a push consumer's deliver subject
+// against the creator's permissions (a tenant could have another's
+// subscribers receive its messages) nor how many durable consumers a user
+// leaves behind (docs/tenants.md, What a tenant can do).
 func (s Space) TenantPermissions(tenant string) Permissions {
 	t := s.prefix + "." + tenant + "."
 	out, approval := s.OutStream(), s.ApprovalStream()
@@ -49,14 +49,9 @@ func (s Space) TenantPermissions(tenant string) Permissions {
 		Publish: []string{
 			t + "in.*.*",
 			t + "approval.*.*.decision",
+			t + "read.*.*",
 			s.DirectGetLast(out, t+"out.*"),
 			s.DirectGetLast(approval, t+"approval.*.*.*"),
-			jsAPI + "CONSUMER.CREATE." + out + ".*." + t + "out.*",
-			jsAPI + "CONSUMER.CREATE." + approval + ".*." + t + "approval.*.*.*",
-			jsAPI + "CONSUMER.MSG.NEXT." + out + ".*",
-			jsAPI + "CONSUMER.MSG.NEXT." + approval + ".*",
-			jsAPI + "CONSUMER.DELETE." + out + ".*",
-			jsAPI + "CONSUMER.DELETE." + approval + ".*",
 		},
 		Subscribe: []string{
 			t + "out.*",

@@ -110,10 +110,14 @@ func printMain(out io.Writer, w tenantauth.Written) {
 	fmt.Fprintf(out, "%s lists the users: %s\n", w.Main, strings.Join(w.Users, ", "))
 }
 
-// signIn is the flags that sign in with w's credentials.
+// signIn is how to sign in with w's credentials: an nkey seed is named
+// by its file; a password is handed over in the environment, never on
+// the command line, where every user of the machine can read it (ps,
+// /proc/PID/cmdline).
 func signIn(w tenantauth.Written) string {
 	if w.User == "" {
 		return "--nkey " + w.Secret
 	}
-	return fmt.Sprintf("--user %s --password \"$(cat %s)\"", w.User, filepath.Clean(w.Secret))
+	return fmt.Sprintf("--user %s  (with TOOLWIRE_NATS_PASSWORD, or NATS_PASSWORD, in the environment set to the contents of %s)",
+		w.User, filepath.Clean(w.Secret))
 }

@@ -23,8 +23,16 @@ func TestAuthTenants(t *testing.T) {
 	bin, dir := sharedBinary(t), t.TempDir()
 	auth := filepath.Join(dir, "auth")
 	for _, args := range [][]string{{"init"}, {"tenant", "add", "acme"}, {"tenant", "add", "globex", "--password"}} {
-		if b, err := exec.Command(bin, append(append([]string{"auth"}, args...), "--dir", auth)...).CombinedOutput(); err != nil {
+		b, err := exec.Command(bin, append(append([]string{"auth"}, args...), "--dir", auth)...).CombinedOutput()
+		if err != nil {
 			t.Fatalf("auth %v: %v: %s", args, err, b)
+		}
+		// A password on a command line is every local user's to read.
+		if strings.Contains(string(b), "--password") {
+			t.Errorf("auth %v recommends a password on the command line:\n%s", args, b)
+		}
+		if args[len(args)-1] == "--password" && !strings.Contains(string(b), "NATS_PASSWORD") {
+			t.Errorf("auth %v does not say to give the password in NATS_PASSWORD:\n%s", args, b)
 		}
 	}
 	b, err := exec.Command(bin, "auth", "tenant", "add", "acme", "--dir", auth).CombinedOutput()

@@ -138,8 +138,12 @@ func streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 		// the reads go to the stream's leader, because some decide
 		// without a write that would catch a stale answer: the router's
 		// check that a turn it has no lease for is new reads the result
-		// and out streams (docs/jetstream.md, Clustering).
-		sc.AllowDirect = c.Replicas == 1
+		// and out streams (docs/jetstream.md, Clustering). The out and
+		// approval streams allow direct gets anyway, for the clients: a
+		// stale read of a turn's last message only delays a result the
+		// client's subscription brings too. The stages read those two
+		// from the leader (package leaderget).
+		sc.AllowDirect = c.Replicas == 1 || sc.Name == sp.OutStream() || sc.Name == sp.ApprovalStream()
 		if err := ensureStream(ctx, js, sc); err != nil {
 			return fmt.Errorf("provision: stream %s: %w", sc.Name, err)
 		}

@@ -153,11 +153,11 @@ func writeUser(dir, base, variable, user string, m Method, force bool, perms *su
 	// The old seed or password is replaced first: a crash in between
 	// leaves a user nobody can sign in as, never a secret that no longer
 	// matches what the server was told.
-	if err := os.WriteFile(w.Secret, []byte(secret+"\n"), 0o600); err != nil {
-		return Written{}, fmt.Errorf("tenantauth: %w", err)
+	if err := writeFile(w.Secret, []byte(secret+"\n")); err != nil {
+		return Written{}, err
 	}
-	if err := os.WriteFile(w.Conf, []byte(b.String()), 0o600); err != nil {
-		return Written{}, fmt.Errorf("tenantauth: %w", err)
+	if err := writeFile(w.Conf, []byte(b.String())); err != nil {
+		return Written{}, err
 	}
 	return w, nil
 }
@@ -216,8 +216,8 @@ func WriteMain(dir string) (string, []string, error) {
 	}
 	b.WriteString("  ]\n}\n")
 	main := filepath.Join(dir, MainFile)
-	if err := os.WriteFile(main, []byte(b.String()), 0o600); err != nil {
-		return "", nil, fmt.Errorf("tenantauth: %w", err)
+	if err := writeFile(main, []byte(b.String())); err != nil {
+		return "", nil, err
 	}
 	return main, append([]string{"stages"}, tenants...), nil
 }

@@ -75,11 +75,26 @@ func TestWrite(t *testing.T) {
 	if again, _ := os.ReadFile(acme.Secret); string(again) != string(seed) {
 		t.Error("a refused add replaced the seed")
 	}
+	// Files someone made readable to all before the replacement are
+	// written anew, readable by their owner only.
+	for _, f := range []string{acme.Secret, acme.Conf, acme.Main} {
+		if err := os.Chmod(f, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := tenantauth.AddTenant(dir, sp, "acme", tenantauth.NKey, true); err != nil {
 		t.Fatalf("adding acme again with force: %v", err)
 	}
 	if again, _ := os.ReadFile(acme.Secret); string(again) == string(seed) {
 		t.Error("force kept the old seed")
+	}
+	for _, f := range []string{acme.Secret, acme.Conf, acme.Main} {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s replaced with force: %v %v, want a file only its owner reads", f, fi.Mode(), err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "tenants", ".*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 	if _, err := tenantauth.Init(dir, tenantauth.NKey, false); !errors.Is(err, tenantauth.ErrExists) {
 		t.Errorf("init again: %v, want ErrExists", err)
