@@ -128,7 +128,9 @@ func (e *env) ask(t *testing.T, subject, reply, body string) string {
 	}
 }
 
-func after(seq uint64) string { return string(schemas.EncodeReadRequest(schemas.ReadRequest{After: seq})) }
+func after(seq uint64) string {
+	return string(schemas.EncodeReadRequest(schemas.ReadRequest{After: seq}))
+}
 
 // TestRead: a read brings the messages of the tenant's turn after the
 // sequence asked, no other tenant's or turn's, at most MaxMsgs at a time;
