@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/client"
+	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/subjects"
 )
 
@@ -32,15 +32,8 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// freePort is testenv.FreePort, by the short name these tests use.
+func freePort(t *testing.T) int { return testenv.FreePort(t) }
 
 // TestServeProcess starts `toolwire serve` as a real process, runs a turn
 // through it over TCP, then stops it with SIGTERM: it drains and exits 0.
