@@ -67,6 +67,7 @@ failed, keeping the logs.`,
 	f := cmd.Flags()
 	f.DurationVar(&c.Duration, "duration", 0, "how long turns are started (default 60s)")
 	f.DurationVar(&c.KillEvery, "kill-every", 0, "pause between two executor kills (default 5s)")
+	f.DurationVar(&c.NodeDown, "node-down", 0, "how long the killed NATS node stays away before it is restarted (default 3s)")
 	f.IntVar(&c.Concurrency, "concurrency", 0, "turns in flight (default 12)")
 	f.Float64Var(&c.Rate, "rate", 0, "open loop: start this many turns a second whatever the pipeline's pace (instead of --concurrency)")
 	f.IntVar(&c.MaxInFlight, "max-in-flight", 0, "open loop: at most this many turns unfinished; a turn due beyond it waits (default 1000)")

@@ -34,6 +34,9 @@ type Config struct {
 	Duration time.Duration
 	// KillEvery is the pause between two executor kills (default 5 s).
 	KillEvery time.Duration
+	// NodeDown is how long the killed NATS node stays away before it is
+	// started again (default 3 s).
+	NodeDown time.Duration
 	// Concurrency is the turns in flight (default 12).
 	Concurrency int
 	// Rate, when set, replaces the closed loop by an open one: this many
@@ -62,6 +65,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.KillEvery == 0 {
 		c.KillEvery = 5 * time.Second
+	}
+	if c.NodeDown == 0 {
+		c.NodeDown = 3 * time.Second
 	}
 	if c.Concurrency == 0 {
 		c.Concurrency = 12

@@ -50,6 +50,8 @@ func drive(ctx context.Context, cl *client.Client, obs *observer, seed uint64, s
 		err := cl.SubmitCalls(tctx, turn, calls, client.TurnOptions{})
 		if err == nil {
 			read(tctx, cl, obs, turn)
+		} else {
+			obs.refused(turn, err)
 		}
 		cancel()
 	}
@@ -116,7 +118,11 @@ func driveOpen(ctx context.Context, cl *client.Client, obs *observer, rate float
 			obs.begin(turn, len(calls))
 			tctx, cancel := context.WithDeadline(ctx, drainUntil)
 			defer cancel()
-			if cl.SubmitCalls(tctx, turn, calls, client.TurnOptions{}) == nil {
+			err := cl.SubmitCalls(tctx, turn, calls, client.TurnOptions{})
+			if err != nil {
+				obs.refused(turn, err)
+			}
+			if err == nil {
 				read(tctx, cl, obs, turn)
 			}
 		})

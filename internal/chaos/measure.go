@@ -150,6 +150,9 @@ func (r *run) report(ctx context.Context, sent int) (*Report, error) {
 	}
 	if len(rep.Incomplete) > 0 {
 		rep.Diagnosis = diagnose(ctx, r.js, r.sp, rep.Incomplete[0])
+		if err := r.obs.submitErr(rep.Incomplete[0]); err != nil {
+			rep.Diagnosis += "; its submit failed: " + err.Error()
+		}
 	}
 	if rep.GoodTurnsIncomplete > 0 {
 		// What the stages were waiting for, in their logs.

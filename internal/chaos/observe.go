@@ -40,6 +40,8 @@ type turnObs struct {
 	seen    map[int]int
 	order   int
 	done    time.Time
+	// submitErr is why the client's submit of the turn failed, if it did.
+	submitErr error
 }
 
 // observer keeps what the run saw: each turn's deliveries, as the client
@@ -99,6 +101,25 @@ func (o *observer) begin(turn string, calls int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.turns[turn] = &turnObs{started: time.Now(), calls: calls, seen: map[int]int{}}
+}
+
+// refused records that the client's submit of turn failed with err.
+func (o *observer) refused(turn string, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if t := o.turns[turn]; t != nil {
+		t.submitErr = err
+	}
+}
+
+// submitErr is why turn's submit failed, nil when it did not.
+func (o *observer) submitErr(turn string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if t := o.turns[turn]; t != nil {
+		return t.submitErr
+	}
+	return nil
 }
 
 // deliver records a result the client received.

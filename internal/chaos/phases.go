@@ -166,7 +166,7 @@ func (r *run) finishedTurn(i int) string {
 
 // schedule kills an executor every KillEvery (round robin) and restarts it
 // at once; halfway between two of those, once each: the router, a NATS
-// node (restarted after nodeDown) and a reorder.
+// node (restarted after NodeDown) and a reorder.
 func (r *run) schedule(ctx context.Context, start, stopAt time.Time) {
 	n := int(r.cfg.Duration / r.cfg.KillEvery)
 	special := map[int]func(){
@@ -202,9 +202,6 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
-// nodeDown is how long a killed NATS node stays away.
-const nodeDown = 3 * time.Second
-
 func (r *run) killExecutor(p *proc) {
 	pid := p.kill()
 	at := time.Now()
@@ -238,8 +235,8 @@ func (r *run) killNode() {
 	r.kills = append(r.kills, kill{pid: pid, at: at})
 	r.nodeKills = append(r.nodeKills, nodeKill{at: at, turns: turns})
 	r.mu.Unlock()
-	r.logf("killed %s (pid %d) with %d turns in flight; back in %s", p.name, pid, len(turns), nodeDown)
-	time.AfterFunc(nodeDown, func() {
+	r.logf("killed %s (pid %d) with %d turns in flight; back in %s", p.name, pid, len(turns), r.cfg.NodeDown)
+	time.AfterFunc(r.cfg.NodeDown, func() {
 		if err := p.start(); err != nil {
 			r.logf("%v", err)
 			return

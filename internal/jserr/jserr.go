@@ -64,7 +64,9 @@ const codeNoPeers jetstream.ErrorCode = 10005
 
 // Unavailable reports whether JetStream could not serve a request for now:
 // no server answered, the request (or an asynchronous publish's ack) timed
-// out, the server answered 503 (its
+// out, the connection dropped while an asynchronous publish waited for its
+// ack (the server it was on died: the message may or may not be stored, so
+// it is sent again under its message id), the server answered 503 (its
 // JetStream or the cluster's meta leader is not ready), or a cluster still
 // lacks the members a replicated stream needs. Starting against a cluster
 // that is forming, or a server that is restarting, gives these; the request
@@ -75,7 +77,7 @@ func Unavailable(err error) bool {
 		return apiErr.Code == 503 || apiErr.ErrorCode == codeNoPeers
 	}
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrTimeout) ||
-		errors.Is(err, jetstream.ErrAsyncPublishTimeout) ||
+		errors.Is(err, jetstream.ErrAsyncPublishTimeout) || errors.Is(err, nats.ErrDisconnected) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) ||
 		errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount)
 }
