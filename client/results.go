@@ -103,7 +103,8 @@ type reader struct {
 
 // add decodes one out message and keeps it until its turn. It returns the
 // seq of the last result the message implies was stored before it: the
-// result's own, or, for turn_done, the turn's last; -1 for a message of
+// result's own, or, for turn_done, the turn's last (a result marked as the
+// turn's completion is both); -1 for a message of
 // another turn, which is dropped.
 func (r *reader) add(h nats.Header, body []byte) (int, error) {
 	meta, data, err := schemas.Decode(h, body)
@@ -119,6 +120,10 @@ func (r *reader) add(h nats.Header, body []byte) (int, error) {
 		if v.Seq >= r.want {
 			d.Result = v
 			r.pending[v.Seq] = d
+		}
+		if done := schemas.DoneOf(meta, v); done != nil {
+			// The turn's last result is its completion too.
+			r.done = &Delivery{Done: done, At: d.At}
 		}
 		return v.Seq, nil
 	case *schemas.TurnDone:

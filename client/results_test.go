@@ -81,7 +81,7 @@ func TestResultsOfAFinishedTurn(t *testing.T) {
 	if err := cl.SubmitCalls(ctx, "finished", []client.Call{noop("a", `{"x":0}`), noop("b", `{"x":1}`)}, client.TurnOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitStored(t, ctx, srv, "finished", 3)
+	waitStored(t, ctx, srv, "finished", 2) // the second result ends the turn
 	for range 2 {
 		results, _ := readTurn(t, ctx, cl, "finished")
 		if len(results) != 2 || results[0].Content != `{"x":0}` || results[1].Content != `{"x":1}` {

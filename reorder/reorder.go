@@ -257,8 +257,15 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 				return cur, err
 			}
 		}
+		// The last result of a turn whose count it knows completes the
+		// turn itself: one append instead of the result's and a
+		// turn_done's.
+		completes := 0
+		if done == nil && carried > 0 && cur.delivered+1 == carried {
+			completes = carried
+		}
 		pctx, cancel := jserr.Bound(ctx)
-		ack, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: r.cfg.Space.Out(p.Tenant, p.Turn), Header: schemas.EventHeaders(h), Data: body},
+		ack, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: r.cfg.Space.Out(p.Tenant, p.Turn), Header: schemas.OutHeaders(h, completes), Data: body},
 			jetstream.WithExpectLastSequencePerSubject(cur.last))
 		cancel()
 		if err == nil && !ack.Duplicate {
@@ -266,6 +273,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 			if done != nil {
 				cur.done = true
 			} else {
+				cur.done = completes > 0
 				cur.delivered++
 				if r.cfg.Hooks.Call != nil {
 					r.cfg.Hooks.OnCall(stage.CallEvent{Stage: subjects.StageReorder, Tenant: p.Tenant, Tool: toolOf(res), Outcome: "delivered", E2E: sinceUse(h)})
@@ -347,7 +355,7 @@ func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, er
 	if err != nil {
 		return cursor{}, fmt.Errorf("reorder: out message %d has no ce-seq", raw.Sequence)
 	}
-	return cursor{delivered: seq + 1, last: raw.Sequence}, nil
+	return cursor{delivered: seq + 1, last: raw.Sequence, done: schemas.TurnDoneOf(raw.Header) == seq+1}, nil
 }
 
 // total is the turn's number of calls from its end marker or, for a turn

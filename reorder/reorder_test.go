@@ -107,9 +107,12 @@ func (m resultMsg) publish(ctx context.Context, js jetstream.JetStream) error {
 func checkOut(t *testing.T, ctx context.Context, js jetstream.JetStream, turn string, n int) {
 	t.Helper()
 	msgs := subjectMsgs(t, ctx, js, sp.OutStream(), sp.Out(tenant, turn))
-	if len(msgs) != n+1 {
-		t.Errorf("turn %s: %d out messages, want %d results and turn_done", turn, len(msgs), n)
+	// The turn's end is its own turn_done, or its last result marked as
+	// the turn's completion (ce-turndone): n+1 messages or n.
+	if len(msgs) != n+1 && (len(msgs) != n || n == 0) {
+		t.Errorf("turn %s: %d out messages, want %d results and the turn's end", turn, len(msgs), n)
 	}
+	done := 0
 	for i, m := range msgs {
 		meta, data, err := schemas.Decode(m.Header, m.Data)
 		if err != nil {
@@ -118,6 +121,12 @@ func checkOut(t *testing.T, ctx context.Context, js jetstream.JetStream, turn st
 		}
 		if meta.Turn != turn || meta.Tenant != tenant {
 			t.Errorf("turn %s: out message %d is of %s/%s", turn, i, meta.Tenant, meta.Turn)
+		}
+		if d := schemas.DoneOf(meta, data); d != nil {
+			done++
+			if i != len(msgs)-1 || d.Results != n {
+				t.Errorf("turn %s: the turn's end (%d results) is out message %d of %d, want the last with %d results", turn, d.Results, i, len(msgs), n)
+			}
 		}
 		switch d := data.(type) {
 		case *schemas.ToolResult:
@@ -131,12 +140,12 @@ func checkOut(t *testing.T, ctx context.Context, js jetstream.JetStream, turn st
 				t.Errorf("turn %s: result %d content %q", turn, d.Seq, d.Content)
 			}
 		case *schemas.TurnDone:
-			if i != len(msgs)-1 || i != n || d.Results != n {
-				t.Errorf("turn %s: turn_done(%d) is out message %d of %d, want the last after %d results", turn, d.Results, i, len(msgs), n)
-			}
 		default:
 			t.Errorf("turn %s: out message %d is %s", turn, i, data.EventType())
 		}
+	}
+	if done != 1 {
+		t.Errorf("turn %s: %d messages end the turn, want 1", turn, done)
 	}
 }
 
@@ -188,6 +197,7 @@ func reorderRandom(t *testing.T, turns, instances int) {
 	defer cancel()
 
 	calls := map[string]int{}
+	counted := map[string]bool{} // every result carries the count
 	var msgs []resultMsg
 	for i := range turns {
 		turn := fmt.Sprintf("ro_%d", i)
@@ -208,6 +218,7 @@ func reorderRandom(t *testing.T, turns, instances int) {
 			}
 		}
 		if mode == 1 {
+			counted[turn] = true
 			continue
 		}
 		msgs = append(msgs, resultMsg{turn: turn, seq: -1, n: n})
@@ -264,6 +275,12 @@ func reorderRandom(t *testing.T, turns, instances int) {
 	js := jsFor(t, srv, "test-check")
 	for turn, n := range calls {
 		checkOut(t, ctx, js, turn, n)
+	}
+	// A counted turn's last result ends it: no turn_done of its own.
+	for turn := range counted {
+		if got := len(subjectMsgs(t, ctx, js, sp.OutStream(), sp.Out(tenant, turn))); got != calls[turn] {
+			t.Errorf("counted turn %s: %d out messages, want its %d results, the last ending the turn", turn, got, calls[turn])
+		}
 	}
 	// Late duplicates change nothing.
 	for turn, n := range calls {

@@ -34,6 +34,7 @@ const (
 	hdrTraceParent = "ce-traceparent"
 	hdrTraceState  = "ce-tracestate"
 	hdrUseTime     = "ce-usetime"
+	hdrTurnDone    = "ce-turndone"
 )
 
 // Meta is the CloudEvents envelope of an event.
@@ -63,6 +64,11 @@ type Meta struct {
 	// carried on its dispatch and result: what end-to-end latency is
 	// measured from. Zero on other events.
 	UseTime time.Time
+	// TurnDone, on the tool_result that completes its turn on the out
+	// subject, is the turn's number of results (seq + 1): that result is
+	// the turn's completion too, and no turn_done follows it (DoneOf). 0
+	// on every other event.
+	TurnDone int
 	// ContentType is the data's encoding; empty means msgpack on encode.
 	ContentType string
 }
@@ -129,6 +135,9 @@ func Encode(meta Meta, data Data) (nats.Header, []byte, error) {
 	}
 	if !meta.UseTime.IsZero() {
 		set(hdrUseTime, meta.UseTime.UTC().Format(time.RFC3339Nano))
+	}
+	if meta.TurnDone > 0 {
+		set(hdrTurnDone, strconv.Itoa(meta.TurnDone))
 	}
 	return h, body, nil
 }
@@ -271,6 +280,9 @@ func (l Limits) Decode(h nats.Header, body []byte) (Meta, Data, error) {
 	if err := data.Validate(); err != nil {
 		return meta, nil, err
 	}
+	if err := decodeTurnDone(&meta, data, get); err != nil {
+		return meta, nil, err
+	}
 	if u, ok := data.(*ToolUse); ok && meta.Calls > 0 && u.Calls != meta.Calls {
 		return meta, nil, &FieldError{Field: hdrCalls, Reason: fmt.Sprintf("%d does not match the data's calls (%d)", meta.Calls, u.Calls)}
 	}
@@ -278,6 +290,68 @@ func (l Limits) Decode(h nats.Header, body []byte) (Meta, Data, error) {
 		return meta, data, err
 	}
 	return meta, data, nil
+}
+
+// decodeTurnDone reads the ce-turndone header into meta.TurnDone: only a
+// tool_result completes its turn, and only as the turn's last result.
+func decodeTurnDone(meta *Meta, data Data, get func(string, bool) (string, error)) error {
+	v, err := get(hdrTurnDone, false)
+	if err != nil || v == "" {
+		return err
+	}
+	res, ok := data.(*ToolResult)
+	if !ok {
+		return &FieldError{Field: hdrTurnDone, Reason: fmt.Sprintf("only a %s completes its turn, not a %s", TypeToolResult, meta.Type)}
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n != res.Seq+1 {
+		return &FieldError{Field: hdrTurnDone, Reason: fmt.Sprintf("%q is not the turn's number of results with this one last (%d)", v, res.Seq+1)}
+	}
+	meta.TurnDone = n
+	return nil
+}
+
+// OutHeaders is h (an event's headers) as the reorder stage appends the
+// event to a turn's out subject: its ce-* headers, and ce-turndone set to
+// results when the event is a tool_result that completes its turn (results
+// > 0), else dropped, so that nothing but reorder says a turn is done.
+func OutHeaders(h nats.Header, results int) nats.Header {
+	out := EventHeaders(h)
+	delete(out, hdrTurnDone)
+	if results > 0 {
+		out[hdrTurnDone] = []string{strconv.Itoa(results)}
+	}
+	return out
+}
+
+// TurnDoneOf is the ce-turndone of an out message's headers
+// (Meta.TurnDone), 0 when absent or malformed: for a stage that reads the
+// out subject's last message without decoding it.
+func TurnDoneOf(h nats.Header) int {
+	vs := h[hdrTurnDone]
+	if len(vs) == 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(vs[0])
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+// DoneOf is the turn's completion an out message carries: a turn_done
+// event, or the turn's last result marked with ce-turndone; nil for any
+// other message. Readers of the out subject end a turn on either.
+func DoneOf(meta Meta, data Data) *TurnDone {
+	switch d := data.(type) {
+	case *TurnDone:
+		return d
+	case *ToolResult:
+		if meta.TurnDone > 0 {
+			return &TurnDone{Results: meta.TurnDone}
+		}
+	}
+	return nil
 }
 
 // decodeCalls reads the ce-calls header into meta.Calls: a count above the

@@ -3,6 +3,7 @@ package schemas
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -155,5 +156,54 @@ func TestUseTime(t *testing.T) {
 	h2, _, _ := Encode(Meta{Source: "/t", Tenant: "a", Turn: "t", Seq: 0}, &TurnCancel{})
 	if _, ok := h2["ce-usetime"]; ok {
 		t.Error("a zero use time is encoded")
+	}
+}
+
+// TestTurnDone: a result marked as its turn's last reads as the result and
+// the turn's completion; the mark is refused on another event or with a
+// count that does not end at the result, and OutHeaders sets or drops it.
+func TestTurnDone(t *testing.T) {
+	res := &ToolResult{Seq: 2, ToolUseID: "toolu_2", Name: "Noop", Content: "ok", StartedAt: time.Now().UTC(), FinishedAt: time.Now().UTC()}
+	h, body, err := Encode(Meta{Source: "/t", Tenant: "a", Turn: "t", Seq: 2, TurnDone: 3}, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, d, err := Decode(h, body)
+	if err != nil || meta.TurnDone != 3 || TurnDoneOf(h) != 3 {
+		t.Fatalf("round trip: %+v %v", meta, err)
+	}
+	if done := DoneOf(meta, d); done == nil || done.Results != 3 {
+		t.Errorf("DoneOf a marked result: %+v", done)
+	}
+	plain := OutHeaders(h, 0)
+	if TurnDoneOf(plain) != 0 {
+		t.Error("OutHeaders(h, 0) kept the mark")
+	}
+	if meta, d, err := Decode(plain, body); err != nil || DoneOf(meta, d) != nil {
+		t.Errorf("an unmarked result ends its turn: %v", err)
+	}
+	if TurnDoneOf(OutHeaders(plain, 3)) != 3 {
+		t.Error("OutHeaders(h, 3) did not mark")
+	}
+	for _, v := range []string{"2", "4", "0", "-1", "three"} {
+		bad := OutHeaders(h, 0)
+		bad[hdrTurnDone] = []string{v}
+		if _, _, err := Decode(bad, body); err == nil || !strings.Contains(err.Error(), hdrTurnDone) {
+			t.Errorf("ce-turndone %q on result 2: %v", v, err)
+		}
+	}
+	eh, ebody, err := Encode(Meta{Source: "/t", Tenant: "a", Turn: "t", Seq: -1}, &TurnDone{Results: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eh[hdrTurnDone] = []string{"3"}
+	if _, _, err := Decode(eh, ebody); err == nil || !strings.Contains(err.Error(), "only a") {
+		t.Errorf("ce-turndone on a turn_done: %v", err)
+	}
+	if meta, d, err := Decode(eh, ebody); err == nil {
+		t.Errorf("refused mark decoded: %+v %+v", meta, d)
+	}
+	if done := DoneOf(Meta{}, &TurnDone{Results: 1}); done == nil || done.Results != 1 {
+		t.Errorf("DoneOf a turn_done: %+v", done)
 	}
 }

@@ -94,13 +94,11 @@ func audit(ctx context.Context, js jetstream.JetStream, sp subjects.Space, ours 
 			s = &stored{}
 			out[turn] = s
 		}
-		_, d, err := schemas.Decode(m.Headers(), m.Data())
-		switch d := d.(type) {
-		case *schemas.ToolResult:
-			if err == nil {
-				s.seqs = append(s.seqs, d.Seq)
-			}
-		case *schemas.TurnDone:
+		meta, d, err := schemas.Decode(m.Headers(), m.Data())
+		if r, ok := d.(*schemas.ToolResult); ok && err == nil {
+			s.seqs = append(s.seqs, r.Seq)
+		}
+		if err == nil && schemas.DoneOf(meta, d) != nil {
 			s.done = true
 		}
 	})
@@ -187,6 +185,7 @@ func diagnose(ctx context.Context, js jetstream.JetStream, sp subjects.Space, tu
 		}
 	}
 	for _, s := range []struct{ stream, subject string }{
+		{sp.InStream(), sp.In(subjects.DefaultTenant, turn, "*")},
 		{sp.ResultStream(), sp.TurnResults(subjects.DefaultTenant, turn)},
 		{sp.OutStream(), sp.Out(subjects.DefaultTenant, turn)},
 	} {
