@@ -49,8 +49,9 @@ func (r *Reorder) handle(ctx context.Context, m *stage.Msg) error {
 		fill = fillLimit(p)
 	}
 	cur, err := r.advance(ctx, p, m, fill)
-	// Passed: delivered, and, for the last result of a counted turn, its
-	// turn_done appended too (else the retry appends it).
+	// Passed: delivered, and, for the last result of a counted turn, the
+	// turn's end appended too — the result marked as it, or a turn_done
+	// after it (else the retry appends it).
 	passed := cur.done || (p.Kind != subjects.KindEnd && cur.delivered > p.Seq && !endDue(m, cur))
 	switch {
 	case passed:

@@ -1,7 +1,9 @@
 // Package reorder hands a turn's results to the agent in call order: it
 // consumes results in any order and appends them to the turn's out subject
 // strictly by seq, then turn_done once the turn's end marker says how many
-// calls there were.
+// calls there were. When the count comes with the last result itself (a
+// turn whose calls carried it), that result is appended marked as the
+// turn's end (ce-turndone) and no turn_done follows.
 //
 // Instances keep no state that matters. The out subject itself is the
 // cursor: every append expects the subject's last sequence
@@ -122,7 +124,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 type cursor struct {
 	delivered int    // results appended so far
 	last      uint64 // stream sequence of the subject's last message (0: none)
-	done      bool   // turn_done appended
+	done      bool   // turn_done appended, or the last result marked as the end
 }
 
 // maxRaces bounds the re-reads after losing an append to another instance.
@@ -264,9 +266,15 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 		if done == nil && carried > 0 && cur.delivered+1 == carried {
 			completes = carried
 		}
+		// The expectation names the subject explicitly, and is stored
+		// with the message: replayed anywhere (a direct get's answer
+		// aimed at another turn's out subject by another tenant), it is
+		// checked against this subject again, which now holds the
+		// message itself, and refused.
+		outSubject := r.cfg.Space.Out(p.Tenant, p.Turn)
 		pctx, cancel := jserr.Bound(ctx)
-		ack, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: r.cfg.Space.Out(p.Tenant, p.Turn), Header: schemas.OutHeaders(h, completes), Data: body},
-			jetstream.WithExpectLastSequencePerSubject(cur.last))
+		ack, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: outSubject, Header: schemas.OutHeaders(h, completes), Data: body},
+			jetstream.WithExpectLastSequenceForSubject(cur.last, outSubject))
 		cancel()
 		if err == nil && !ack.Duplicate {
 			cur.last = ack.Sequence
@@ -337,17 +345,57 @@ func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed
 	return n, err
 }
 
-// readCursor reads the turn's out subject's last message.
+// readCursor reads the turn's out subject's last message. Should that not
+// be the turn's own (schemas.Owns), the subject is read from its start for
+// the last one that is: the cursor counts the turn's messages, and appends
+// expect the subject's real last sequence.
 func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, error) {
 	ctx, cancel := jserr.Bound(ctx)
 	defer cancel()
-	raw, err := r.out.GetLastMsgForSubject(ctx, r.cfg.Space.Out(p.Tenant, p.Turn))
+	subject := r.cfg.Space.Out(p.Tenant, p.Turn)
+	raw, err := r.out.GetLastMsgForSubject(ctx, subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return cursor{}, nil
 	}
 	if err != nil {
 		return cursor{}, fmt.Errorf("reorder: read cursor: %w", err)
 	}
+	if schemas.Owns(raw.Header, p.Tenant, p.Turn) {
+		return cursorAt(raw)
+	}
+	cur := cursor{}
+	for seq, reads := uint64(0), 0; seq <= raw.Sequence; reads++ {
+		if reads > maxForeignScan {
+			return cursor{}, fmt.Errorf("reorder: read cursor: more than %d messages on %s", maxForeignScan, subject)
+		}
+		m, err := r.out.Next(ctx, seq, subject)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return cursor{}, fmt.Errorf("reorder: read cursor: %w", err)
+		}
+		if m.Sequence > raw.Sequence {
+			break
+		}
+		if schemas.Owns(m.Header, p.Tenant, p.Turn) {
+			if cur, err = cursorAt(m); err != nil {
+				return cursor{}, err
+			}
+		}
+		seq = m.Sequence + 1
+	}
+	cur.last = raw.Sequence
+	return cur, nil
+}
+
+// maxForeignScan bounds the reads of an out subject whose last message is
+// not its turn's: a turn's own messages are bounded by the calls limit, and
+// what another tenant can aim there by its reads.
+const maxForeignScan = 4096
+
+// cursorAt is the cursor a turn's own out message at raw leaves.
+func cursorAt(raw *jetstream.RawStreamMsg) (cursor, error) {
 	if raw.Header.Get("ce-type") == schemas.TypeTurnDone {
 		return cursor{done: true, last: raw.Sequence}, nil
 	}
@@ -432,6 +480,9 @@ func (r *Reorder) outTotal(ctx context.Context, p subjects.Parsed) (int, error) 
 			return -1, nil
 		case err != nil:
 			return -1, fmt.Errorf("reorder: read the turn's delivered results: %w", err)
+		}
+		if !schemas.Owns(raw.Header, p.Tenant, p.Turn) {
+			continue
 		}
 		if _, d, err := r.cfg.Limits.Decode(raw.Header, raw.Data); err == nil && schemas.TurnCount(d) > 0 {
 			return schemas.TurnCount(d), nil

@@ -324,6 +324,27 @@ func OutHeaders(h nats.Header, results int) nats.Header {
 	return out
 }
 
+// Owns reports whether the event of headers h says it belongs to turn of
+// tenant (ce-tenant and ce-turn). A message can reach a turn's out subject
+// without being the turn's: a direct get's answer aimed there by another
+// tenant is stored by the stream that captures the subject. A reader that
+// decides on the subject's messages skips the ones that are not its
+// turn's.
+func Owns(h nats.Header, tenant, turn string) bool {
+	get := func(k string) string {
+		vs := h[k]
+		if len(vs) == 0 {
+			return ""
+		}
+		v, err := percentDecode(vs[0])
+		if err != nil {
+			return ""
+		}
+		return v
+	}
+	return get(hdrTenant) == tenant && get(hdrTurn) == turn
+}
+
 // TurnDoneOf is the ce-turndone of an out message's headers
 // (Meta.TurnDone), 0 when absent or malformed: for a stage that reads the
 // out subject's last message without decoding it.

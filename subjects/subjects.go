@@ -111,7 +111,8 @@ func (s Space) ExecStream() string { return s.upper + "_EXEC" }
 // ResultStream holds one result per call and the turn-end marker.
 func (s Space) ResultStream() string { return s.upper + "_RESULT" }
 
-// OutStream holds each turn's results in call order, then turn_done.
+// OutStream holds each turn's results in call order, then turn_done (or
+// the last result marked as the turn's end).
 func (s Space) OutStream() string { return s.upper + "_OUT" }
 
 // ApprovalStream keeps approval requests and decisions.

@@ -114,7 +114,7 @@ func streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 		},
 		{
 			Name: sp.OutStream(), Subjects: []string{sp.OutAll()}, MaxMsgsPerSubject: outPerTurn, MaxAge: c.Keep,
-			Description: "each turn's results in call order, then turn_done",
+			Description: "each turn's results in call order, then turn_done (or the last result marked ce-turndone)",
 		},
 		{
 			Name: sp.ApprovalStream(), Subjects: []string{sp.ApprovalAll()},
