@@ -57,6 +57,9 @@ func (c *Client) pendingApprovals(turn string, fn func(*schemas.ApprovalRequest)
 	sp := c.cfg.Space
 	stream := sp.ApprovalStream()
 	err := c.readAfter(ctx, subjects.ReadApprovals, turn, 0, func(m *stored) error {
+		if _, copied := schemas.CopiedFrom(m.header, sp.ApprovalRequests(c.cfg.Tenant, turn)); copied {
+			return nil // another tenant's message aimed here (schemas.CopiedFrom)
+		}
 		meta, data, err := schemas.Decode(m.header, m.data)
 		r, ok := data.(*schemas.ApprovalRequest)
 		if err != nil || !ok || !c.ours(meta, turn) {

@@ -107,6 +107,9 @@ type reader struct {
 // turn's completion is both); -1 for a message of
 // another turn, which is dropped.
 func (r *reader) add(h nats.Header, body []byte) (int, error) {
+	if _, copied := schemas.CopiedFrom(h, r.subject); copied {
+		return -1, nil // another tenant's message aimed here (schemas.CopiedFrom)
+	}
 	meta, data, err := schemas.Decode(h, body)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrBadDelivery, err)

@@ -25,6 +25,9 @@ func subscribe[T schemas.Data](c *Client, what, turn, subject string, fn func(T)
 		return nil, fmt.Errorf("client: %s of turn %s: %w", what, turn, errNilCallback)
 	}
 	sub, err := c.nc.Subscribe(subject, func(m *nats.Msg) {
+		if _, copied := schemas.CopiedFrom(m.Header, m.Subject); copied {
+			return // another tenant's message aimed here (schemas.CopiedFrom)
+		}
 		if meta, data, err := schemas.Decode(m.Header, m.Data); err == nil && c.ours(meta, turn) {
 			if v, ok := data.(T); ok {
 				fn(v)

@@ -67,7 +67,12 @@ func (e *Executor) askApproval(ctx context.Context, c *call, reason string) (*sc
 	// before the subscription, which would then never come.
 	stream := leaderget.New(e.js, sp, sp.ApprovalStream())
 	if raw, err := stream.GetLastMsgForSubject(ctx, decisionSubject); err == nil {
-		return decodeDecision(raw.Header, raw.Data)
+		d, err := decodeDecision(raw.Header, raw.Data, decisionSubject)
+		if err == nil {
+			return d, nil
+		}
+		// A copy stored there is no decision: wait for the human's.
+		e.cfg.Log.Warn("executor: ignoring a stored approval decision", "subject", decisionSubject, "err", err)
 	} else if !errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, err
 	}
@@ -87,7 +92,7 @@ func (e *Executor) askApproval(ctx context.Context, c *call, reason string) (*sc
 	for {
 		select {
 		case m := <-decisions:
-			d, err := decodeDecision(m.Header, m.Data)
+			d, err := decodeDecision(m.Header, m.Data, decisionSubject)
 			if err != nil {
 				e.cfg.Log.Warn("executor: ignoring a bad approval decision", "subject", m.Subject, "err", err)
 				continue
@@ -101,7 +106,13 @@ func (e *Executor) askApproval(ctx context.Context, c *call, reason string) (*sc
 	}
 }
 
-func decodeDecision(h nats.Header, body []byte) (*schemas.ApprovalDecision, error) {
+// decodeDecision reads the decision found on subject; a copy of a message
+// stored elsewhere (schemas.CopiedFrom: another tenant's own decision,
+// aimed here by a direct get) is refused.
+func decodeDecision(h nats.Header, body []byte, subject string) (*schemas.ApprovalDecision, error) {
+	if from, copied := schemas.CopiedFrom(h, subject); copied {
+		return nil, fmt.Errorf("a copy of the message stored on %s, not a decision made here", from)
+	}
 	_, data, err := schemas.Decode(h, body)
 	if err != nil {
 		return nil, err

@@ -63,6 +63,23 @@ func TestForeignOutMessages(t *testing.T) {
 	if err := readAll(ctx, cl, "c", 2); err != nil {
 		t.Fatal(err)
 	}
+	// A copy whose ce-* headers claim turn d (another tenant can write
+	// those on its own messages) but whose Nats-Subject — set by the
+	// server on a direct get's answer — names where it was stored.
+	h, body, err = schemas.Encode(schemas.Meta{Source: "/intruder", Tenant: tenant, Turn: "d", Seq: -1}, &schemas.TurnDone{Results: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Set("Nats-Subject", "tw.other.out.x")
+	if _, err := js.PublishMsg(ctx, natsMsg(sp.Out(tenant, "d"), h, body)); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishCounted(ctx, js, "d", 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := readAll(ctx, cl, "d", 1); err != nil {
+		t.Fatal(err)
+	}
 	// From a cursor read, too: a result of c that comes again after a
 	// restart of reorder (no cache) is turned away, not appended.
 	startReorders(t, srv, 1)

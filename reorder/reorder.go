@@ -360,33 +360,28 @@ func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, er
 	if err != nil {
 		return cursor{}, fmt.Errorf("reorder: read cursor: %w", err)
 	}
-	if schemas.Owns(raw.Header, p.Tenant, p.Turn) {
+	if r.owned(raw, p) {
 		return cursorAt(raw)
 	}
 	cur := cursor{}
-	for seq, reads := uint64(0), 0; seq <= raw.Sequence; reads++ {
-		if reads > maxForeignScan {
-			return cursor{}, fmt.Errorf("reorder: read cursor: more than %d messages on %s", maxForeignScan, subject)
+	own, err := r.out.LastWhere(ctx, subject, func(m *jetstream.RawStreamMsg) bool { return m.Sequence <= raw.Sequence && r.owned(m, p) }, maxForeignScan)
+	switch {
+	case err == nil:
+		if cur, err = cursorAt(own); err != nil {
+			return cursor{}, err
 		}
-		m, err := r.out.Next(ctx, seq, subject)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			break
-		}
-		if err != nil {
-			return cursor{}, fmt.Errorf("reorder: read cursor: %w", err)
-		}
-		if m.Sequence > raw.Sequence {
-			break
-		}
-		if schemas.Owns(m.Header, p.Tenant, p.Turn) {
-			if cur, err = cursorAt(m); err != nil {
-				return cursor{}, err
-			}
-		}
-		seq = m.Sequence + 1
+	case !errors.Is(err, jetstream.ErrMsgNotFound):
+		return cursor{}, fmt.Errorf("reorder: read cursor: %w", err)
 	}
 	cur.last = raw.Sequence
 	return cur, nil
+}
+
+// owned reports whether raw, read from turn p's out subject, is the turn's
+// own: its ce-tenant and ce-turn say so and it is no copy of a message
+// stored elsewhere (schemas.CopiedFrom).
+func (r *Reorder) owned(raw *jetstream.RawStreamMsg, p subjects.Parsed) bool {
+	return schemas.OwnedBy(raw.Header, r.cfg.Space.Out(p.Tenant, p.Turn), p.Tenant, p.Turn)
 }
 
 // maxForeignScan bounds the reads of an out subject whose last message is
@@ -481,7 +476,7 @@ func (r *Reorder) outTotal(ctx context.Context, p subjects.Parsed) (int, error) 
 		case err != nil:
 			return -1, fmt.Errorf("reorder: read the turn's delivered results: %w", err)
 		}
-		if !schemas.Owns(raw.Header, p.Tenant, p.Turn) {
+		if !r.owned(raw, p) {
 			continue
 		}
 		if _, d, err := r.cfg.Limits.Decode(raw.Header, raw.Data); err == nil && schemas.TurnCount(d) > 0 {

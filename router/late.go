@@ -94,7 +94,15 @@ func (o *opener) fresh() *schemas.Lease {
 		defer close(read)
 		in, inErr = o.r.results.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(o.r.cfg.Space.TurnResults(o.p.Tenant, o.p.Turn)))
 	}()
-	_, outErr := o.r.out.GetLastMsgForSubject(ctx, o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn))
+	outSubject := o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn)
+	last, outErr := o.r.out.GetLastMsgForSubject(ctx, outSubject)
+	if outErr == nil && !schemas.OwnedBy(last.Header, outSubject, o.p.Tenant, o.p.Turn) {
+		// Another tenant's message aimed here says nothing of this
+		// turn: only one of its own does.
+		_, outErr = o.r.out.LastWhere(ctx, outSubject, func(m *jetstream.RawStreamMsg) bool {
+			return schemas.OwnedBy(m.Header, outSubject, o.p.Tenant, o.p.Turn)
+		}, maxForeignScan)
+	}
 	<-read
 	switch {
 	case errors.Is(outErr, jetstream.ErrMsgNotFound) && errors.Is(inErr, jetstream.ErrMsgNotFound):
@@ -131,6 +139,10 @@ func (o *opener) fresh() *schemas.Lease {
 	// call behind calls that will never come.
 	return l
 }
+
+// maxForeignScan bounds the reads of an out subject whose last message is
+// not its turn's (leaderget.Stream.LastWhere).
+const maxForeignScan = 4096
 
 // count is the number of calls to close an expired turn at, for a call u
 // that carries its turn's count and found the turn over: the count its

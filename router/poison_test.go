@@ -52,6 +52,12 @@ func poisons(t *testing.T) []poison {
 
 	ps = append(ps, poison{name: "no headers at all", turn: "p_bare", header: nats.Header{}, body: []byte("hello"), reason: []string{"ce-specversion"}})
 
+	// A direct get's answer, aimed at this subject by another tenant: the
+	// server names the subject it was stored on.
+	h, body = good("p_copy")
+	h.Set("Nats-Subject", "tw.other.in.x.use")
+	ps = append(ps, poison{name: "a copy of another subject's message", turn: "p_copy", header: h, body: body, reason: []string{"a copy of the message stored on tw.other.in.x.use"}})
+
 	h, body = encode(t, "p_output", 0, &schemas.TurnDone{Results: 1})
 	ps = append(ps, poison{name: "output event on the input subject", turn: "p_output", header: h, body: body, reason: []string{"not an input event"}})
 	return ps

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -324,6 +326,43 @@ func OutHeaders(h nats.Header, results int) nats.Header {
 	return out
 }
 
+// CopiedFrom reports, for a message found on subject (which may be a
+// filter with * and > wildcards), the subject it was first stored on when
+// its headers name one that subject does not cover. A direct get's answer
+// carries the read message's subject in Nats-Subject, and the server sends
+// it to whatever reply subject the request named: aimed at a subject a
+// stream captures, the answer is stored there, and delivered to its
+// subscribers, as if published there. A tenant may read its own messages so,
+// so a copy is how one tenant's decision or result could reach another's
+// call; every reader that decides on a message checks this first. An answer
+// to a direct get of subject itself names subject, and a message published
+// there names none.
+func CopiedFrom(h nats.Header, subject string) (string, bool) {
+	for _, v := range h[jetstream.SubjectHeader] {
+		if !covers(subject, v) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// covers reports whether filter (NATS wildcards * and >) matches subject.
+func covers(filter, subject string) bool {
+	for {
+		f, frest, fmore := strings.Cut(filter, ".")
+		s, srest, smore := strings.Cut(subject, ".")
+		switch {
+		case f == ">":
+			return s != ""
+		case f != "*" && f != s:
+			return false
+		case !fmore || !smore:
+			return !fmore && !smore
+		}
+		filter, subject = frest, srest
+	}
+}
+
 // Owns reports whether the event of headers h says it belongs to turn of
 // tenant (ce-tenant and ce-turn). A message can reach a turn's out subject
 // without being the turn's: a direct get's answer aimed there by another
@@ -343,6 +382,14 @@ func Owns(h nats.Header, tenant, turn string) bool {
 		return v
 	}
 	return get(hdrTenant) == tenant && get(hdrTurn) == turn
+}
+
+// OwnedBy reports whether a message found on subject is an event of turn
+// of tenant: it says so (Owns) and is no copy of a message stored elsewhere
+// (CopiedFrom).
+func OwnedBy(h nats.Header, subject, tenant, turn string) bool {
+	_, copied := CopiedFrom(h, subject)
+	return !copied && Owns(h, tenant, turn)
 }
 
 // TurnDoneOf is the ce-turndone of an out message's headers

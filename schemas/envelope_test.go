@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -205,5 +207,35 @@ func TestTurnDone(t *testing.T) {
 	}
 	if done := DoneOf(Meta{}, &TurnDone{Results: 1}); done == nil || done.Results != 1 {
 		t.Errorf("DoneOf a turn_done: %+v", done)
+	}
+}
+
+// TestCopiedFrom: a message that names, in Nats-Subject, a subject the one
+// it was found on does not cover is a copy; one that names none, or the
+// subject itself, is not.
+func TestCopiedFrom(t *testing.T) {
+	for _, c := range []struct {
+		found  string
+		named  []string
+		copied bool
+	}{
+		{"tw.b.out.t", nil, false},
+		{"tw.b.out.t", []string{"tw.b.out.t"}, false},
+		{"tw.b.out.t", []string{"tw.a.out.t"}, true},
+		{"tw.b.out.t", []string{"tw.b.out.t", "tw.a.out.t"}, true},
+		{"tw.b.approval.t.*.request", []string{"tw.b.approval.t.3.request"}, false},
+		{"tw.b.approval.t.*.request", []string{"tw.a.approval.t.3.request"}, true},
+		{"tw.b.approval.t.>", []string{"tw.b.approval.t.3.decision"}, false},
+		{"tw.b.approval.t.>", []string{"tw.b.approval.t"}, true},
+		{"tw.b.out.t", []string{"tw.b.out.t.x"}, true},
+		{"tw.b.out.t", []string{"tw.b.out"}, true},
+	} {
+		h := nats.Header{}
+		for _, v := range c.named {
+			h.Add("Nats-Subject", v)
+		}
+		if _, got := CopiedFrom(h, c.found); got != c.copied {
+			t.Errorf("CopiedFrom(%v, %s) = %v, want %v", c.named, c.found, got, c.copied)
+		}
 	}
 }

@@ -13,6 +13,7 @@ package leaderget
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/nats-io/nats.go"
@@ -43,6 +44,32 @@ func (s *Stream) GetLastMsgForSubject(ctx context.Context, subject string) (*jet
 // wildcards) at stream sequence seq or after, or jetstream.ErrMsgNotFound.
 func (s *Stream) Next(ctx context.Context, seq uint64, subject string) (*jetstream.RawStreamMsg, error) {
 	return s.get(ctx, request{Seq: seq, NextFor: subject})
+}
+
+// LastWhere returns the last message stored on subject for which keep
+// holds, or jetstream.ErrMsgNotFound: for a subject whose last message may
+// be one its readers skip (another tenant's, aimed there). It reads the
+// subject from its start, at most max messages.
+func (s *Stream) LastWhere(ctx context.Context, subject string, keep func(*jetstream.RawStreamMsg) bool, max int) (*jetstream.RawStreamMsg, error) {
+	var found *jetstream.RawStreamMsg
+	seq := uint64(0)
+	for range max {
+		m, err := s.Next(ctx, seq, subject)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			if found == nil {
+				return nil, err
+			}
+			return found, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if keep(m) {
+			found = m
+		}
+		seq = m.Sequence + 1
+	}
+	return nil, fmt.Errorf("get from %s: more than %d messages on %s", s.name, max, subject)
 }
 
 // request and response are the JetStream API's message get

@@ -172,6 +172,11 @@ func (r *runner) prepare(m *Msg) error {
 		return Drop(err)
 	}
 	m.Subject = p
+	if from, copied := schemas.CopiedFrom(m.Raw.Headers(), m.Raw.Subject()); copied {
+		// Another tenant's message, aimed here by a direct get: not an
+		// event of this turn, and nothing of it is answered.
+		return Drop(fmt.Errorf("a copy of the message stored on %s (a direct get's answer aimed at this subject), not an event published here", from))
+	}
 	m.Meta, m.Data, err = r.spec.Limits.Decode(m.Raw.Headers(), m.Raw.Data())
 	if err != nil {
 		return Fail(&MalformedError{Err: err})

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/toolwire/toolwire/client"
 	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/executor"
 	"github.com/toolwire/toolwire/internal/tenantauth"
 	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/pipeline"
@@ -63,7 +64,7 @@ type tenantEnv struct {
 	started      chan struct{}
 }
 
-func startTenants(t *testing.T) *tenantEnv {
+func startTenants(t *testing.T, exec ...executor.Config) *tenantEnv {
 	t.Helper()
 	sp := subjects.Default()
 	dir := t.TempDir()
@@ -90,7 +91,11 @@ func startTenants(t *testing.T) *tenantEnv {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := pipeline.Start(ctx, dial, pipeline.Config{Space: sp, Tools: testenv.Registry(t, append(testtools.Tools(), e.gateTool())...)})
+	cfg := pipeline.Config{Space: sp, Tools: testenv.Registry(t, append(testtools.Tools(), e.gateTool())...)}
+	if len(exec) > 0 {
+		cfg.Executor = exec[0]
+	}
+	p, err := pipeline.Start(ctx, dial, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
