@@ -65,7 +65,13 @@ func (c *Client) pendingApprovals(turn string, fn func(*schemas.ApprovalRequest)
 		if err != nil || !ok || !c.ours(meta, turn) {
 			return nil
 		}
-		_, err = c.lastMsg(ctx, stream, sp.ApprovalDecision(c.cfg.Tenant, turn, r.Seq))
+		decision := sp.ApprovalDecision(c.cfg.Tenant, turn, r.Seq)
+		d, err := c.lastMsg(ctx, stream, decision)
+		if err == nil {
+			if _, copied := schemas.CopiedFrom(d.header, decision); copied {
+				err = jetstream.ErrMsgNotFound // a copy aimed there decides nothing
+			}
+		}
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 			fn(r)

@@ -168,7 +168,9 @@ func (r *reader) scan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !r.have(upTo) {
+	// A last message that was dropped (not the turn's) says nothing of
+	// what the turn has stored before it: read the stretch.
+	if upTo < 0 || !r.have(upTo) {
 		err = r.c.readAfter(ctx, subjects.ReadOut, r.turn, r.scanned, func(m *stored) error {
 			_, err := r.add(m.header, m.data)
 			return err

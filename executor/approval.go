@@ -67,7 +67,7 @@ func (e *Executor) askApproval(ctx context.Context, c *call, reason string) (*sc
 	// before the subscription, which would then never come.
 	stream := leaderget.New(e.js, sp, sp.ApprovalStream())
 	if raw, err := stream.GetLastMsgForSubject(ctx, decisionSubject); err == nil {
-		d, err := decodeDecision(raw.Header, raw.Data, decisionSubject)
+		d, err := decodeDecision(raw.Header, raw.Data, decisionSubject, c)
 		if err == nil {
 			return d, nil
 		}
@@ -92,7 +92,7 @@ func (e *Executor) askApproval(ctx context.Context, c *call, reason string) (*sc
 	for {
 		select {
 		case m := <-decisions:
-			d, err := decodeDecision(m.Header, m.Data, decisionSubject)
+			d, err := decodeDecision(m.Header, m.Data, decisionSubject, c)
 			if err != nil {
 				e.cfg.Log.Warn("executor: ignoring a bad approval decision", "subject", m.Subject, "err", err)
 				continue
@@ -109,17 +109,20 @@ func (e *Executor) askApproval(ctx context.Context, c *call, reason string) (*sc
 // decodeDecision reads the decision found on subject; a copy of a message
 // stored elsewhere (schemas.CopiedFrom: another tenant's own decision,
 // aimed here by a direct get) is refused.
-func decodeDecision(h nats.Header, body []byte, subject string) (*schemas.ApprovalDecision, error) {
+func decodeDecision(h nats.Header, body []byte, subject string, c *call) (*schemas.ApprovalDecision, error) {
 	if from, copied := schemas.CopiedFrom(h, subject); copied {
 		return nil, fmt.Errorf("a copy of the message stored on %s, not a decision made here", from)
 	}
-	_, data, err := schemas.Decode(h, body)
+	meta, data, err := schemas.Decode(h, body)
 	if err != nil {
 		return nil, err
 	}
 	d, ok := data.(*schemas.ApprovalDecision)
 	if !ok {
 		return nil, fmt.Errorf("%s is not an approval decision", data.EventType())
+	}
+	if !schemas.Owns(h, c.p.Tenant, c.p.Turn) || meta.Seq != c.d.Seq || d.Seq != c.d.Seq {
+		return nil, fmt.Errorf("the decision of %s/%s call %d (ce-seq %d), not of this call", meta.Tenant, meta.Turn, d.Seq, meta.Seq)
 	}
 	return d, nil
 }
