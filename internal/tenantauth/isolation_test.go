@@ -117,7 +117,10 @@ func startTenants(t *testing.T, exec ...executor.Config) *tenantEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.globex, err = e.srv.Connect("globex", nats.UserInfo(globex.User, strings.TrimSpace(string(password))), nats.CustomInboxPrefix(sp.Inbox("globex")))
+	// A bcrypt password costs the server a second or more to check under
+	// the race detector on a loaded machine: more than nats.go's default
+	// 2 s connect timeout once (CI, the race run).
+	e.globex, err = e.srv.Connect("globex", nats.UserInfo(globex.User, strings.TrimSpace(string(password))), nats.CustomInboxPrefix(sp.Inbox("globex")), nats.Timeout(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
