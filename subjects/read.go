@@ -60,7 +60,14 @@ func (s Space) ReadSubject(tenant, kind, turn string) (stream, subject string) {
 // a request's reply subject, and the stages' user may publish anywhere: a
 // reply sent where the requester names would let a tenant put its
 // messages on another tenant's subjects, or on the JetStream API.
+//
+// A request that came through a tenant's account import has a reply the
+// server made ("_R_."), which routes the answer back to that account
+// only, and which no client may name as its reply: it is allowed too.
 func (s Space) ReplyAllowed(tenant, reply string) bool {
+	if strings.HasPrefix(reply, "_R_.") {
+		return true
+	}
 	if !strings.HasPrefix(reply, "_INBOX") {
 		return false
 	}

@@ -61,3 +61,43 @@ func (s Space) TenantPermissions(tenant string) Permissions {
 		},
 	}
 }
+
+// Share is one subject the stages' account shares with a tenant's account:
+// a service (the tenant sends requests or publishes there, and gets the
+// answers) or a stream (the tenant receives what is published there).
+type Share struct {
+	Service bool
+	Subject string
+	// Streamed is set for a service that answers one request with many
+	// messages (the reader's gap reads).
+	Streamed bool
+}
+
+// TenantExports are what the stages' account offers, for every tenant: a
+// tenant's account imports its own part of each (TenantImports). Only the
+// server's configuration says who imports what, so an export may cover
+// every tenant.
+func (s Space) TenantExports() []Share {
+	return s.shares("*")
+}
+
+// TenantImports are what tenant's account imports from the stages'
+// account: the subjects of TenantPermissions, which are the only ones its
+// user may use.
+func (s Space) TenantImports(tenant string) []Share {
+	return s.shares(tenant)
+}
+
+func (s Space) shares(tenant string) []Share {
+	t := s.prefix + "." + tenant + "."
+	return []Share{
+		{Service: true, Subject: t + "in.>"},
+		{Service: true, Subject: t + "approval.*.*.decision"},
+		{Service: true, Subject: t + "read.>", Streamed: true},
+		{Service: true, Subject: s.DirectGetLast(s.OutStream(), t+"out.*")},
+		{Service: true, Subject: s.DirectGetLast(s.ApprovalStream(), t+"approval.*.*.*")},
+		{Subject: t + "out.*"},
+		{Subject: t + "progress.*"},
+		{Subject: t + "approval.*.*.request"},
+	}
+}

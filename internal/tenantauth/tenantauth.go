@@ -1,7 +1,9 @@
 // Package tenantauth writes the NATS server configuration that keeps
-// tenants apart on one account: a user for the stages, with every
-// permission, and a user per tenant allowed only its own subjects
-// (subjects.TenantPermissions), each with its credentials.
+// tenants apart: a user for the stages, with every permission, in the
+// account that holds the streams, and a user per tenant in an account of
+// its own that imports only its own subjects (subjects.TenantImports),
+// allowed only those (subjects.TenantPermissions), each with its
+// credentials.
 //
 // A directory holds it all:
 //
@@ -79,7 +81,7 @@ func Init(dir string, m Method, force bool) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	return finish(dir, w)
+	return finish(dir, w, subjects.Default())
 }
 
 // AddTenant writes tenant's user, allowed only its subjects in sp, and
@@ -101,7 +103,7 @@ func AddTenant(dir string, sp subjects.Space, tenant string, m Method, force boo
 	if err != nil {
 		return Written{}, err
 	}
-	return finish(dir, w)
+	return finish(dir, w, sp)
 }
 
 // tenantVar is the variable that holds a tenant's user entry.
@@ -177,9 +179,32 @@ func writeList(b *strings.Builder, name string, subs []string) {
 	b.WriteString("    ] }\n")
 }
 
+// StagesAccount is the NATS account of the stages' user: every stream,
+// consumer and bucket is in it.
+const StagesAccount = "TOOLWIRE"
+
+// TenantAccount is the NATS account of tenant's user.
+func TenantAccount(tenant string) string { return "TENANT_" + tenant }
+
+// entry is one export (from empty) or import (from the account named) of
+// e, in nats-server configuration.
+func entry(e subjects.Share, from string) string {
+	kind := "stream"
+	if e.Service {
+		kind = "service"
+	}
+	if from == "" {
+		if e.Streamed {
+			return fmt.Sprintf("{ %s: %q, response_type: stream, response_threshold: \"30s\" }", kind, e.Subject)
+		}
+		return fmt.Sprintf("{ %s: %q }", kind, e.Subject)
+	}
+	return fmt.Sprintf("{ %s: { account: %s, subject: %q } }", kind, from, e.Subject)
+}
+
 // finish rewrites the main file and completes w with it.
-func finish(dir string, w Written) (Written, error) {
-	main, users, err := WriteMain(dir)
+func finish(dir string, w Written, sp subjects.Space) (Written, error) {
+	main, users, err := WriteMain(dir, sp)
 	if err != nil {
 		return Written{}, err
 	}
@@ -190,7 +215,17 @@ func finish(dir string, w Written) (Written, error) {
 // WriteMain rewrites dir's main file from the users' files there, and
 // returns its path and the users it lists: "stages", then the tenants by
 // name.
-func WriteMain(dir string) (string, []string, error) {
+//
+// The stages' user is in the account StagesAccount, which holds every
+// stream and bucket; each tenant's user is in an account of its own
+// (TenantAccount), which imports from the stages' account only its own
+// subjects (subjects.Space.TenantImports). An account boundary is what
+// keeps a tenant's requests from having the server write elsewhere: the
+// server checks no permission on a request's reply subject, and sends a
+// direct get's answer, or a JetStream publish's ack, where the reply
+// subject says — in the tenant's account, where no stream captures it.
+// The tenant's user keeps its subject permissions as well.
+func WriteMain(dir string, sp subjects.Space) (string, []string, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "tenants", "*.conf"))
 	if err != nil {
 		return "", nil, fmt.Errorf("tenantauth: %w", err)
@@ -210,11 +245,23 @@ func WriteMain(dir string) (string, []string, error) {
 	for _, t := range tenants {
 		fmt.Fprintf(&b, "include \"tenants/%s.conf\"\n", t)
 	}
-	b.WriteString("authorization {\n  users = [\n    $TW_STAGES\n")
-	for _, t := range tenants {
-		fmt.Fprintf(&b, "    $%s\n", tenantVar(t))
+	fmt.Fprintf(&b, "accounts {\n  %s {\n    jetstream: enabled\n    users = [ $TW_STAGES ]\n", StagesAccount)
+	if len(tenants) > 0 {
+		b.WriteString("    exports = [\n")
+		for _, e := range sp.TenantExports() {
+			b.WriteString("      " + entry(e, "") + "\n")
+		}
+		b.WriteString("    ]\n")
 	}
-	b.WriteString("  ]\n}\n")
+	b.WriteString("  }\n")
+	for _, t := range tenants {
+		fmt.Fprintf(&b, "  %s {\n    users = [ $%s ]\n    imports = [\n", TenantAccount(t), tenantVar(t))
+		for _, e := range sp.TenantImports(t) {
+			b.WriteString("      " + entry(e, StagesAccount) + "\n")
+		}
+		b.WriteString("    ]\n  }\n")
+	}
+	b.WriteString("}\n")
 	main := filepath.Join(dir, MainFile)
 	if err := writeFile(main, []byte(b.String())); err != nil {
 		return "", nil, err

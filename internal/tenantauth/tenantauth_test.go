@@ -60,8 +60,26 @@ func TestWrite(t *testing.T) {
 	if len(opts.Nkeys) != 2 || len(opts.Users) != 1 {
 		t.Fatalf("%d nkey users and %d password users, want 2 and 1", len(opts.Nkeys), len(opts.Users))
 	}
-	if opts.Nkeys[0].Permissions != nil {
-		t.Errorf("the stages' user is restricted: %+v", opts.Nkeys[0].Permissions)
+	// Each user is in its account: the stages' in the one that holds the
+	// streams, unrestricted; each tenant's in its own.
+	accounts := map[string]string{}
+	for _, u := range opts.Nkeys {
+		if u.Account == nil {
+			t.Fatalf("nkey user %s has no account", u.Nkey)
+		}
+		accounts[u.Account.Name] = u.Nkey
+		if u.Account.Name == tenantauth.StagesAccount && u.Permissions != nil {
+			t.Errorf("the stages' user is restricted: %+v", u.Permissions)
+		}
+	}
+	if _, ok := accounts[tenantauth.StagesAccount]; !ok {
+		t.Errorf("no user in %s: %v", tenantauth.StagesAccount, accounts)
+	}
+	if _, ok := accounts[tenantauth.TenantAccount("acme")]; !ok {
+		t.Errorf("acme's user is not in %s: %v", tenantauth.TenantAccount("acme"), accounts)
+	}
+	if a := opts.Users[0].Account; a == nil || a.Name != tenantauth.TenantAccount("glo-bex_2") {
+		t.Errorf("glo-bex_2's user is in account %v, want %s", a, tenantauth.TenantAccount("glo-bex_2"))
 	}
 	want := sp.TenantPermissions("glo-bex_2")
 	got := opts.Users[0].Permissions
