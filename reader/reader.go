@@ -143,11 +143,12 @@ func (r *Reader) Run(ctx context.Context) error {
 // error marker instead of the end marker.
 func (r *Reader) answer(ctx context.Context, m *nats.Msg) {
 	// The reply goes only to an inbox, and of the tenants' inboxes only
-	// to the requester's (subjects.Space.ReplyAllowed), checked before
-	// anything else; the subscription's filter gives every subject its
-	// tenant token, even one that does not parse.
+	// to the requester's, or to the reply the server made for a request
+	// through a tenant's import (subjects.Space.ReplyAllowed), checked
+	// before anything else; the subscription's filter gives every subject
+	// its tenant token, even one that does not parse.
 	if !r.cfg.Space.ReplyAllowed(tenantOf(m.Subject), m.Reply) {
-		r.cfg.Log.Warn("reader: refused a reply outside the tenant's inboxes", "subject", m.Subject, "reply", m.Reply)
+		r.cfg.Log.Warn("reader: refused a reply subject that is neither the tenant's inbox nor an import's", "subject", m.Subject, "reply", m.Reply)
 		return
 	}
 	p, err := r.cfg.Space.ParseRead(m.Subject)

@@ -63,7 +63,8 @@ func (s Space) ReadSubject(tenant, kind, turn string) (stream, subject string) {
 //
 // A request that came through a tenant's account import has a reply the
 // server made ("_R_."), which routes the answer back to that account
-// only, and which no client may name as its reply: it is allowed too.
+// only, and which no client may name as its reply (nats-server refuses a
+// client's publish with one, as a reserved reply): it is allowed too.
 func (s Space) ReplyAllowed(tenant, reply string) bool {
 	if strings.HasPrefix(reply, "_R_.") {
 		return true
