@@ -106,12 +106,12 @@ func (e *Executor) askApproval(ctx context.Context, c *call, reason string) (*sc
 	}
 }
 
-// decodeDecision reads the decision found on subject; a copy of a message
-// stored elsewhere (schemas.CopiedFrom: another tenant's own decision,
-// aimed here by a direct get) is refused.
+// decodeDecision reads the decision of call c found on subject; another
+// turn's, or a copy of a message stored elsewhere (schemas.OwnedBy: another
+// tenant's own decision, aimed here by a direct get), is refused.
 func decodeDecision(h nats.Header, body []byte, subject string, c *call) (*schemas.ApprovalDecision, error) {
-	if from, copied := schemas.CopiedFrom(h, subject); copied {
-		return nil, fmt.Errorf("a copy of the message stored on %s, not a decision made here", from)
+	if !schemas.OwnedBy(h, subject, c.p.Tenant, c.p.Turn) {
+		return nil, fmt.Errorf("not a decision of this turn made on %s (another turn's, or a copy of a message stored elsewhere)", subject)
 	}
 	meta, data, err := schemas.Decode(h, body)
 	if err != nil {
@@ -121,8 +121,8 @@ func decodeDecision(h nats.Header, body []byte, subject string, c *call) (*schem
 	if !ok {
 		return nil, fmt.Errorf("%s is not an approval decision", data.EventType())
 	}
-	if !schemas.Owns(h, c.p.Tenant, c.p.Turn) || meta.Seq != c.d.Seq || d.Seq != c.d.Seq {
-		return nil, fmt.Errorf("the decision of %s/%s call %d (ce-seq %d), not of this call", meta.Tenant, meta.Turn, d.Seq, meta.Seq)
+	if meta.Seq != c.d.Seq || d.Seq != c.d.Seq {
+		return nil, fmt.Errorf("the decision of call %d (ce-seq %d), not of call %d", d.Seq, meta.Seq, c.d.Seq)
 	}
 	return d, nil
 }

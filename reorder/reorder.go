@@ -345,36 +345,24 @@ func (r *Reorder) cachedTotal(ctx context.Context, key string, p subjects.Parsed
 	return n, err
 }
 
-// readCursor reads the turn's out subject's last message. Should that not
-// be the turn's own (schemas.Owns), the subject is read from its start for
-// the last one that is: the cursor counts the turn's messages, and appends
-// expect the subject's real last sequence.
+// readCursor reads the turn's out subject's last message of the turn's own
+// (leaderget.Stream.LastWhere skips another tenant's): the cursor counts the
+// turn's messages, and appends expect the subject's real last sequence.
 func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, error) {
 	ctx, cancel := jserr.Bound(ctx)
 	defer cancel()
-	subject := r.cfg.Space.Out(p.Tenant, p.Turn)
-	raw, err := r.out.GetLastMsgForSubject(ctx, subject)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return cursor{}, nil
-	}
-	if err != nil {
-		return cursor{}, fmt.Errorf("reorder: read cursor: %w", err)
-	}
-	if r.owned(raw, p) {
-		return cursorAt(raw)
-	}
-	cur := cursor{}
-	own, err := r.out.LastWhere(ctx, subject, func(m *jetstream.RawStreamMsg) bool { return m.Sequence <= raw.Sequence && r.owned(m, p) }, maxForeignScan)
+	own, last, err := r.out.LastWhere(ctx, r.cfg.Space.Out(p.Tenant, p.Turn), func(m *jetstream.RawStreamMsg) bool { return r.owned(m, p) })
 	switch {
-	case err == nil:
-		if cur, err = cursorAt(own); err != nil {
-			return cursor{}, err
-		}
-	case !errors.Is(err, jetstream.ErrMsgNotFound):
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		// Nothing of the turn's own; appends still expect the subject's
+		// real last sequence.
+		return cursor{last: last}, nil
+	case err != nil:
 		return cursor{}, fmt.Errorf("reorder: read cursor: %w", err)
 	}
-	cur.last = raw.Sequence
-	return cur, nil
+	cur, err := cursorAt(own)
+	cur.last = last
+	return cur, err
 }
 
 // owned reports whether raw, read from turn p's out subject, is the turn's
@@ -383,11 +371,6 @@ func (r *Reorder) readCursor(ctx context.Context, p subjects.Parsed) (cursor, er
 func (r *Reorder) owned(raw *jetstream.RawStreamMsg, p subjects.Parsed) bool {
 	return schemas.OwnedBy(raw.Header, r.cfg.Space.Out(p.Tenant, p.Turn), p.Tenant, p.Turn)
 }
-
-// maxForeignScan bounds the reads of an out subject whose last message is
-// not its turn's: a turn's own messages are bounded by the calls limit, and
-// what another tenant can aim there by its reads.
-const maxForeignScan = 4096
 
 // cursorAt is the cursor a turn's own out message at raw leaves.
 func cursorAt(raw *jetstream.RawStreamMsg) (cursor, error) {

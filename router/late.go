@@ -94,15 +94,12 @@ func (o *opener) fresh() *schemas.Lease {
 		defer close(read)
 		in, inErr = o.r.results.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(o.r.cfg.Space.TurnResults(o.p.Tenant, o.p.Turn)))
 	}()
+	// Another tenant's message aimed at the out subject says nothing of
+	// this turn: only one of its own does.
 	outSubject := o.r.cfg.Space.Out(o.p.Tenant, o.p.Turn)
-	last, outErr := o.r.out.GetLastMsgForSubject(ctx, outSubject)
-	if outErr == nil && !schemas.OwnedBy(last.Header, outSubject, o.p.Tenant, o.p.Turn) {
-		// Another tenant's message aimed here says nothing of this
-		// turn: only one of its own does.
-		_, outErr = o.r.out.LastWhere(ctx, outSubject, func(m *jetstream.RawStreamMsg) bool {
-			return schemas.OwnedBy(m.Header, outSubject, o.p.Tenant, o.p.Turn)
-		}, maxForeignScan)
-	}
+	_, _, outErr := o.r.out.LastWhere(ctx, outSubject, func(m *jetstream.RawStreamMsg) bool {
+		return schemas.OwnedBy(m.Header, outSubject, o.p.Tenant, o.p.Turn)
+	})
 	<-read
 	switch {
 	case errors.Is(outErr, jetstream.ErrMsgNotFound) && errors.Is(inErr, jetstream.ErrMsgNotFound):
@@ -139,10 +136,6 @@ func (o *opener) fresh() *schemas.Lease {
 	// call behind calls that will never come.
 	return l
 }
-
-// maxForeignScan bounds the reads of an out subject whose last message is
-// not its turn's (leaderget.Stream.LastWhere).
-const maxForeignScan = 4096
 
 // count is the number of calls to close an expired turn at, for a call u
 // that carries its turn's count and found the turn over: the count its

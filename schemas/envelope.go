@@ -147,15 +147,7 @@ func Encode(meta Meta, data Data) (nats.Header, []byte, error) {
 // UseTimeOf is the ce-usetime of an event's headers (Meta.UseTime), zero
 // when absent or malformed: for a stage that measures without decoding.
 func UseTimeOf(h nats.Header) time.Time {
-	vs := h[hdrUseTime]
-	if len(vs) == 0 {
-		return time.Time{}
-	}
-	v, err := percentDecode(vs[0])
-	if err != nil {
-		return time.Time{}
-	}
-	t, _ := time.Parse(time.RFC3339Nano, v)
+	t, _ := time.Parse(time.RFC3339Nano, headerValue(h, hdrUseTime))
 	return t
 }
 
@@ -370,18 +362,7 @@ func covers(filter, subject string) bool {
 // decides on the subject's messages skips the ones that are not its
 // turn's.
 func Owns(h nats.Header, tenant, turn string) bool {
-	get := func(k string) string {
-		vs := h[k]
-		if len(vs) == 0 {
-			return ""
-		}
-		v, err := percentDecode(vs[0])
-		if err != nil {
-			return ""
-		}
-		return v
-	}
-	return get(hdrTenant) == tenant && get(hdrTurn) == turn
+	return headerValue(h, hdrTenant) == tenant && headerValue(h, hdrTurn) == turn
 }
 
 // OwnedBy reports whether a message found on subject is an event of turn

@@ -118,11 +118,9 @@ func driveOpen(ctx context.Context, cl *client.Client, obs *observer, rate float
 			obs.begin(turn, len(calls))
 			tctx, cancel := context.WithDeadline(ctx, drainUntil)
 			defer cancel()
-			err := cl.SubmitCalls(tctx, turn, calls, client.TurnOptions{})
-			if err != nil {
+			if err := cl.SubmitCalls(tctx, turn, calls, client.TurnOptions{}); err != nil {
 				obs.refused(turn, err)
-			}
-			if err == nil {
+			} else {
 				read(tctx, cl, obs, turn)
 			}
 		})

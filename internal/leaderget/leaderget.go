@@ -47,30 +47,46 @@ func (s *Stream) Next(ctx context.Context, seq uint64, subject string) (*jetstre
 }
 
 // LastWhere returns the last message stored on subject for which keep
-// holds, or jetstream.ErrMsgNotFound: for a subject whose last message may
-// be one its readers skip (another tenant's, aimed there). It reads the
-// subject from its start, at most max messages.
-func (s *Stream) LastWhere(ctx context.Context, subject string, keep func(*jetstream.RawStreamMsg) bool, max int) (*jetstream.RawStreamMsg, error) {
+// holds, and the subject's last stream sequence, or
+// jetstream.ErrMsgNotFound when the subject holds none that keep takes:
+// for a subject whose last message may be one its readers skip (another
+// tenant's, aimed there). The last message is read first; only when keep
+// refuses it is the subject read from its start, at most maxScan messages.
+func (s *Stream) LastWhere(ctx context.Context, subject string, keep func(*jetstream.RawStreamMsg) bool) (*jetstream.RawStreamMsg, uint64, error) {
+	last, err := s.GetLastMsgForSubject(ctx, subject)
+	if err != nil {
+		return nil, 0, err
+	}
+	if keep(last) {
+		return last, last.Sequence, nil
+	}
 	var found *jetstream.RawStreamMsg
-	seq := uint64(0)
-	for range max {
+	for seq, n := uint64(0), 0; seq < last.Sequence; n++ {
+		if n == maxScan {
+			return nil, 0, fmt.Errorf("get from %s: more than %d messages on %s", s.name, maxScan, subject)
+		}
 		m, err := s.Next(ctx, seq, subject)
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			if found == nil {
-				return nil, err
-			}
-			return found, nil
+			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if keep(m) {
+		if m.Sequence < last.Sequence && keep(m) {
 			found = m
 		}
 		seq = m.Sequence + 1
 	}
-	return nil, fmt.Errorf("get from %s: more than %d messages on %s", s.name, max, subject)
+	if found == nil {
+		return nil, last.Sequence, jetstream.ErrMsgNotFound
+	}
+	return found, last.Sequence, nil
 }
+
+// maxScan bounds LastWhere's reads of one subject: a turn's own messages
+// are bounded by the calls limit, and so is what another tenant can aim
+// there by its reads within a turn's life.
+const maxScan = 4096
 
 // request and response are the JetStream API's message get
 // (nats-server's JSApiMsgGetRequest and JSApiMsgGetResponse).
