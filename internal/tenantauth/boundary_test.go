@@ -24,15 +24,7 @@ func TestAccountBoundaryAlone(t *testing.T) {
 		t.Skip("slow: a real server with the tenants' configuration")
 	}
 	sp := subjects.Default()
-	dir := t.TempDir()
-	stages, err := tenantauth.Init(dir, tenantauth.NKey, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acme, err := tenantauth.AddTenant(dir, sp, "acme", tenantauth.NKey, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, stages, acme := writeAuth(t)
 	conf, err := os.ReadFile(acme.Conf)
 	if err != nil {
 		t.Fatal(err)

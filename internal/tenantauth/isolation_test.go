@@ -64,18 +64,26 @@ type tenantEnv struct {
 	started      chan struct{}
 }
 
-func startTenants(t *testing.T, exec ...executor.Config) *tenantEnv {
+// writeAuth writes, into a new directory, the stages' user and acme's
+// (NKey), as `toolwire auth init` and `auth tenant add acme` do.
+func writeAuth(t *testing.T) (dir string, stages, acme tenantauth.Written) {
 	t.Helper()
-	sp := subjects.Default()
-	dir := t.TempDir()
+	dir = t.TempDir()
 	stages, err := tenantauth.Init(dir, tenantauth.NKey, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	acme, err := tenantauth.AddTenant(dir, sp, "acme", tenantauth.NKey, false)
+	acme, err = tenantauth.AddTenant(dir, subjects.Default(), "acme", tenantauth.NKey, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, stages, acme
+}
+
+func startTenants(t *testing.T, exec ...executor.Config) *tenantEnv {
+	t.Helper()
+	sp := subjects.Default()
+	dir, stages, acme := writeAuth(t)
 	globex, err := tenantauth.AddTenant(dir, sp, "globex", tenantauth.Password, false)
 	if err != nil {
 		t.Fatal(err)
