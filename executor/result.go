@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -158,8 +159,17 @@ func (e *Executor) publishResult(ctx context.Context, p subjects.Parsed, from sc
 	if err == nil {
 		return nil
 	}
-	// Refused as the subject's second message, or stored with its ack
-	// lost: either way the result is there.
+	var refused *jetstream.APIError
+	if !errors.As(err, &refused) {
+		// Not answered: a publish whose ack was lost is
+		// refused as the subject's second message when made again, and
+		// only then is there a result to look for. Looking after every
+		// failure would add a leader read, and its timeout, to each
+		// retry while a stream elects its leader.
+		return fmt.Errorf("executor: publish result %s: %w", subject, err)
+	}
+	// Refused, as the subject's second message (code 10077, though with
+	// a 503) or otherwise: the result may be there.
 	gctx, cancel := jserr.Bound(ctx)
 	defer cancel()
 	if s, serr := e.js.Stream(gctx, e.cfg.Space.ResultStream()); serr == nil {

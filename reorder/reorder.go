@@ -24,6 +24,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/answer"
+	"github.com/toolwire/toolwire/internal/hedge"
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/leaderget"
 	"github.com/toolwire/toolwire/internal/lease"
@@ -271,10 +272,17 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 		// aimed at another turn's out subject by another tenant), it is
 		// checked against this subject again, which now holds the
 		// message itself, and refused.
+		// The turn's client subscribes to the subject, so while the
+		// stream has no leader the append is not answered at all, not
+		// even "no responders": it is sent again while it waits (package
+		// hedge). A copy after the first is stored is refused by the
+		// expectation, and read back below as a race.
 		outSubject := r.cfg.Space.Out(p.Tenant, p.Turn)
 		pctx, cancel := jserr.Bound(ctx)
-		ack, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: outSubject, Header: schemas.OutHeaders(h, completes), Data: body},
-			jetstream.WithExpectLastSequenceForSubject(cur.last, outSubject))
+		ack, err := hedge.Do(pctx, func(ctx context.Context) (*jetstream.PubAck, error) {
+			return r.js.PublishMsg(ctx, &nats.Msg{Subject: outSubject, Header: schemas.OutHeaders(h, completes), Data: body},
+				jetstream.WithExpectLastSequenceForSubject(cur.last, outSubject))
+		})
 		cancel()
 		if err == nil && !ack.Duplicate {
 			cur.last = ack.Sequence
@@ -318,7 +326,9 @@ func endDue(m *stage.Msg, cur cursor) bool {
 func (r *Reorder) readResult(ctx context.Context, p subjects.Parsed, seq int) (h nats.Header, body []byte, missing bool, err error) {
 	ctx, cancel := jserr.Bound(ctx)
 	defer cancel()
-	raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, seq))
+	raw, err := hedge.Do(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+		return r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, seq))
+	})
 	switch {
 	case err == nil:
 		return raw.Header, raw.Data, false, nil
@@ -401,7 +411,9 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m *stage.Msg) (i
 		}
 	} else {
 		gctx, cancel := jserr.Bound(ctx)
-		raw, err := r.results.GetLastMsgForSubject(gctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
+		raw, err := hedge.Do(gctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+			return r.results.GetLastMsgForSubject(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
+		})
 		cancel()
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return r.leaseTotal(ctx, p)

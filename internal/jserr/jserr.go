@@ -28,7 +28,12 @@ func Conflict(err error) bool {
 // stream shows itself as "no responders" to a direct get or a publish —
 // which a restarting server gives too — so that case asks the server
 // whether the streams the write needs still exist; while it cannot
-// answer, the failure counts as passing.
+// answer, the failure counts as passing. The questions share one short
+// bound, goneWait: in a failover the members of a stream that lost its
+// leader stay silent until their election timers fire, and a question
+// waiting for them holds up the caller's retry — unbounded, for nats.go's
+// default five seconds each, long after the stream is back. A deleted
+// stream is answered at once by the cluster's meta leader.
 func Gone(ctx context.Context, js jetstream.JetStream, err error, streams ...string) bool {
 	switch {
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, jetstream.ErrStreamNotFound), errors.Is(err, jetstream.ErrBucketNotFound):
@@ -36,6 +41,8 @@ func Gone(ctx context.Context, js jetstream.JetStream, err error, streams ...str
 	case !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse):
 		return false
 	}
+	ctx, cancel := context.WithTimeout(ctx, goneWait)
+	defer cancel()
 	for _, name := range streams {
 		if _, err := js.Stream(ctx, name); errors.Is(err, jetstream.ErrStreamNotFound) {
 			return true
@@ -43,6 +50,9 @@ func Gone(ctx context.Context, js jetstream.JetStream, err error, streams ...str
 	}
 	return false
 }
+
+// goneWait bounds Gone's questions, all of them together.
+const goneWait = 300 * time.Millisecond
 
 // codeStoreRefused is the server's JSStreamStoreFailedF (10077). It answers
 // a publish only when a stream limit refused the message (messages, bytes,

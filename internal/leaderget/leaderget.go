@@ -18,6 +18,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/hedge"
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/subjects"
 )
@@ -114,9 +115,7 @@ func (s *Stream) get(ctx context.Context, req request) (*jetstream.RawStreamMsg,
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := jserr.Bound(ctx)
-	defer cancel()
-	m, err := s.nc.RequestWithContext(ctx, s.subject, body)
+	m, err := s.request(ctx, body)
 	if err != nil {
 		return nil, fmt.Errorf("get from %s: %w", s.name, err)
 	}
@@ -139,4 +138,14 @@ func (s *Stream) get(ctx context.Context, req request) (*jetstream.RawStreamMsg,
 		}
 	}
 	return raw, nil
+}
+
+// request sends the message get, again while it is not answered
+// (package hedge), within jserr.RequestTimeout.
+func (s *Stream) request(ctx context.Context, body []byte) (*nats.Msg, error) {
+	ctx, cancel := jserr.Bound(ctx)
+	defer cancel()
+	return hedge.Do(ctx, func(ctx context.Context) (*nats.Msg, error) {
+		return s.nc.RequestWithContext(ctx, s.subject, body)
+	})
 }

@@ -1,0 +1,69 @@
+package hedge
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestFirstAnswerWins: a run left unanswered is run again, the copy's
+// answer is returned, and the silent run's context is cancelled.
+func TestFirstAnswerWins(t *testing.T) {
+	var runs atomic.Int32
+	silentEnded := make(chan struct{})
+	v, err := Do(context.Background(), func(ctx context.Context) (int, error) {
+		if runs.Add(1) == 1 {
+			<-ctx.Done()
+			close(silentEnded)
+			return 0, ctx.Err()
+		}
+		return 42, nil
+	})
+	if err != nil || v != 42 {
+		t.Fatalf("Do = %d, %v; want the copy's 42", v, err)
+	}
+	select {
+	case <-silentEnded:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the silent run's context was not cancelled")
+	}
+}
+
+// TestAnsweredRunsOnce: a run that answers at once is the only one, and
+// its error is the answer.
+func TestAnsweredRunsOnce(t *testing.T) {
+	var runs atomic.Int32
+	refused := errors.New("refused")
+	_, err := Do(context.Background(), func(context.Context) (int, error) {
+		runs.Add(1)
+		return 0, refused
+	})
+	if !errors.Is(err, refused) {
+		t.Fatalf("err = %v, want the run's own", err)
+	}
+	time.Sleep(2 * Every)
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("%d runs, want 1", n)
+	}
+}
+
+// TestRunsBounded: never answered, a request is run at most Runs times
+// and ends with its context.
+func TestRunsBounded(t *testing.T) {
+	var runs atomic.Int32
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(Runs+2)*Every)
+	defer cancel()
+	_, err := Do(ctx, func(ctx context.Context) (int, error) {
+		runs.Add(1)
+		<-ctx.Done()
+		return 0, ctx.Err()
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the deadline", err)
+	}
+	if n := runs.Load(); n != Runs {
+		t.Fatalf("%d runs, want %d", n, Runs)
+	}
+}
