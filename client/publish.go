@@ -120,6 +120,10 @@ func (c *Client) publishOnce(ctx context.Context, m *nats.Msg) error {
 // unavailable: a cluster's failover takes seconds, not minutes.
 const failoverWait = time.Minute
 
+// failoverStep is the pause between two tries of a publish while
+// JetStream is unavailable.
+const failoverStep = 250 * time.Millisecond
+
 // publishAgain sends m again, with a growing pause, for as long as the in
 // stream is full (or JetStream unavailable, for at most failoverWait) and
 // ctx allows; refused is the refusal that brought it here. m carries its
@@ -143,9 +147,16 @@ func (c *Client) publishAgain(ctx context.Context, m *nats.Msg, refused error) e
 		switch {
 		case err == nil:
 			return nil
+		case jserr.Full(err):
+			// Slowed down: the pause grows (below). A full stream
+			// answers 503 too, so this comes before the failover.
 		case jserr.Unavailable(err) && time.Now().Before(giveUp):
-			pause = max(pause, 250*time.Millisecond)
-		case !jserr.Full(err):
+			// A failover: tried every quarter second, as the stages
+			// do, so the publish goes through within a step of the
+			// stream's return.
+			refused, pause = err, failoverStep
+			continue
+		default:
 			return fmt.Errorf("client: publish %s: %w", m.Subject, err)
 		}
 		refused = err

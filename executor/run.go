@@ -299,8 +299,9 @@ func (e *Executor) persist(ctx context.Context, write func() error) error {
 			return ctx.Err()
 		}
 		// Short steps: a write that failed because a stream was electing
-		// a leader goes through within half a second of its return.
-		delay = min(2*delay, 500*time.Millisecond)
+		// a leader goes through within a step of its return, as the
+		// stages' held messages do (their retry is 250 ms too).
+		delay = min(2*delay, 250*time.Millisecond)
 	}
 }
 
