@@ -106,7 +106,8 @@ func (r *run) report(ctx context.Context, sent int) (*Report, error) {
 	if err := r.ledger(rep); err != nil {
 		return nil, err
 	}
-	var recoveries, failover []float64
+	var recoveries, withWait, failover []float64
+	slowest := 0.0
 	for _, k := range r.kills {
 		rep.Kills++
 		during := false
@@ -120,13 +121,19 @@ func (r *run) report(ctx context.Context, sent int) (*Report, error) {
 			}
 			if during {
 				failover = append(failover, ms(t.Sub(k.at)))
-			} else {
-				recoveries = append(recoveries, ms(t.Sub(k.at)))
+				continue
+			}
+			withWait = append(withWait, ms(t.Sub(k.at)))
+			d := ms(t.Sub(k.at) - r.obs.waitedForEarlier(c, k.pid, k.at, t))
+			recoveries = append(recoveries, d)
+			if d > slowest {
+				slowest = d
+				rep.SlowestRecovery = fmt.Sprintf("%s call %d, from executor pid %d's kill:\n%s", c.turn, c.seq, k.pid, r.obs.timeline(c.turn, k.at))
 			}
 		}
 	}
 	rep.Recovered, rep.FailoverCalls = len(recoveries), len(failover)
-	rep.RecoveryMS, rep.DuringFailover = summarize(recoveries), summarize(failover)
+	rep.RecoveryMS, rep.RecoveryWithWaitMS, rep.DuringFailover = summarize(recoveries), summarize(withWait), summarize(failover)
 	for _, nk := range r.nodeKills {
 		if e := r.top.lastElection(nk.at, 60*time.Second); !e.IsZero() {
 			rep.ElectionMS = max(rep.ElectionMS, ms(e.Sub(nk.at)))

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -213,6 +214,53 @@ func (o *observer) recovered(k callKey, pid int, at time.Time) time.Time {
 		}
 	}
 	return end
+}
+
+// waitedForEarlier is how long, between from and to, calls of k's turn
+// before it were running on workers other than the killed one (pid), the
+// spans' union: time k would have waited for its turn's order had no
+// worker died. A parked call of a serial turn starts only after the calls
+// before it have run again; their run time is their tools', not the
+// recovery's.
+func (o *observer) waitedForEarlier(k callKey, pid int, from, to time.Time) time.Duration {
+	tag := workerTag(pid)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var spans [][2]time.Time
+	for seq := range k.seq {
+		c := o.calls[callKey{k.turn, seq}]
+		if c == nil {
+			continue
+		}
+		for i, m := range c.marks {
+			if m.state != schemas.CallRunning || strings.Contains(m.worker, tag) {
+				continue
+			}
+			start, end := m.at, to
+			if i+1 < len(c.marks) && c.marks[i+1].at.Before(end) {
+				end = c.marks[i+1].at
+			}
+			if start.Before(from) {
+				start = from
+			}
+			if start.Before(end) {
+				spans = append(spans, [2]time.Time{start, end})
+			}
+		}
+	}
+	slices.SortFunc(spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	var total time.Duration
+	var reach time.Time
+	for _, sp := range spans {
+		if sp[0].Before(reach) {
+			sp[0] = reach
+		}
+		if sp[0].Before(sp[1]) {
+			total += sp[1].Sub(sp[0])
+			reach = sp[1]
+		}
+	}
+	return total
 }
 
 // inFlight lists the turns started and not done at at.

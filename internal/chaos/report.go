@@ -56,6 +56,10 @@ type Report struct {
 	// consumer leader was elected (the servers' logs): the cluster's own
 	// failover, which no turn can beat.
 	ElectionMS float64 `json:"-"`
+	// SlowestRecovery names the call a killed executor left that took
+	// longest to be started again or answered, with what the run saw of
+	// its turn after the kill.
+	SlowestRecovery string `json:"-"`
 	// SlowestTimeline is what the run saw of that turn after the kill.
 	SlowestTimeline string `json:"-"`
 	// SlowestAfterNode is the turn that took longest to progress after the
@@ -66,6 +70,11 @@ type Report struct {
 	SlowestMS float64 `json:"-"`
 	// Incomplete names some of the turns that never completed.
 	Incomplete []string `json:"-"`
+	// RecoveryWithWaitMS is RecoveryMS with the time each call then
+	// waited for its turn's earlier calls to run again counted in: from
+	// the kill until started or answered, in which a parked call of a
+	// serial turn includes its predecessors' tools.
+	RecoveryWithWaitMS Summary `json:"-"`
 	// DuringFailover are the calls left by executors killed while a NATS
 	// node was away or its streams were electing new leaders (within
 	// failoverWindow of its kill): their recovery waits for the cluster,
@@ -150,6 +159,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 checks        lost %d  duplicates %d  order violations %d  side effects twice %d  incomplete turns %d  orphan writes %d
 outcome unknown %d; slowest turn %s took %.0f ms
 recovery      %d calls left by killed executors: p50 %.0f ms  p99 %.0f ms  max %.0f ms (bound %.0f)
+              with the turn's earlier calls' runs after the kill: p50 %.0f ms  p99 %.0f ms  max %.0f ms
               %d more left by an executor killed during the node's failover: p50 %.0f ms  max %.0f ms
 node          every turn in flight progressed %.0f ms after the node's kill (bound %.0f; slowest %s);
               the cluster elected its last new leader %.0f ms after the kill
@@ -157,7 +167,7 @@ malformed     %d sent, %d dead-lettered (%d dead letters in all)
 max RSS MiB   %s
 `, r.Calls, r.Turns, r.Waited, r.Kills, r.Lost, r.Duplicates, r.OrderViolations, r.SideEffectsTwice, r.GoodTurnsIncomplete, r.OrphanWrites,
 		r.OutcomeUnknown, r.Slowest, r.SlowestMS, r.Recovered, r.RecoveryMS.P50, r.RecoveryMS.P99, r.RecoveryMS.Max, ms(r.Bounds[0]),
-		r.FailoverCalls, r.DuringFailover.P50, r.DuringFailover.Max,
+		r.RecoveryWithWaitMS.P50, r.RecoveryWithWaitMS.P99, r.RecoveryWithWaitMS.Max, r.FailoverCalls, r.DuringFailover.P50, r.DuringFailover.Max,
 		r.NodeRecoveryMS, ms(r.Bounds[1]), r.SlowestAfterNode, r.ElectionMS, r.MalformedSent, r.DeadLetters, r.DeadLettersAll, strings.Join(rss, ", "))
 	if err != nil {
 		return err
@@ -169,6 +179,11 @@ max RSS MiB   %s
 	}
 	if len(r.Undead) > 0 {
 		if _, err := fmt.Fprintf(w, "malformed events without a dead letter, by kind: %v\n", r.Undead); err != nil {
+			return err
+		}
+	}
+	if r.SlowestRecovery != "" {
+		if _, err := fmt.Fprintf(w, "the slowest recovery from an executor's kill (ms from the kill): %s", r.SlowestRecovery); err != nil {
 			return err
 		}
 	}
