@@ -33,6 +33,12 @@ func TestForeignOutMessages(t *testing.T) {
 	if err := readAll(ctx, cl, "a0", 1); err != nil {
 		t.Fatal(err)
 	}
+	// The client may have it from its subscription before the stream
+	// stored it; asked before, the direct get answers "404 no message",
+	// and that status is what would be stored on b's subject.
+	waitFor(t, 10*time.Second, "a0's result in the out stream", func() bool {
+		return len(subjectMsgs(t, ctx, js, sp.OutStream(), sp.Out(tenant, "a0"))) == 1
+	})
 	// Its answer, aimed at the empty out subject of turn b.
 	if err := nc.PublishRequest("$JS.API.DIRECT.GET."+sp.OutStream()+"."+sp.Out(tenant, "a0"), sp.Out(tenant, "b"), nil); err != nil {
 		t.Fatal(err)
