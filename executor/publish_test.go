@@ -2,11 +2,14 @@ package executor
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/embedded"
+	"github.com/toolwire/toolwire/internal/apimember"
 	"github.com/toolwire/toolwire/internal/provision"
 	"github.com/toolwire/toolwire/schemas"
 	"github.com/toolwire/toolwire/subjects"
@@ -62,5 +65,28 @@ func TestPublishResultTwice(t *testing.T) {
 	}
 	if got := d.(*schemas.ToolResult).Content; got != "first" {
 		t.Fatalf("stored %q, want the first result", got)
+	}
+}
+
+// TestPublishResultUnanswered: a publish nobody answered (a stream electing
+// its leader; here a subscriber that stays silent) is given up without a
+// look for the result: that look is a leader read, which waits its whole
+// bound in the same silence, and a publish whose ack was lost is refused
+// as a second message when sent again, and looked for then.
+func TestPublishResultUnanswered(t *testing.T) {
+	sp := subjects.Default()
+	var asked atomic.Int32
+	js := apimember.Start(t, map[string]nats.MsgHandler{
+		sp.ResultAll(): func(*nats.Msg) {},
+		"$JS.API.>":    func(*nats.Msg) { asked.Add(1) },
+	})
+	e := &Executor{cfg: Config{Space: sp, Source: "test"}, js: js, nc: js.Conn()}
+	r := &schemas.ToolResult{Seq: 0, ToolUseID: "toolu_1", Content: "x"}
+	err := e.publishResult(context.Background(), subjects.Parsed{Tenant: subjects.DefaultTenant, Turn: "turn_silent"}, schemas.Meta{}, r)
+	if err == nil {
+		t.Fatal("a publish nobody answered succeeded")
+	}
+	if n := asked.Load(); n != 0 {
+		t.Fatalf("%d JetStream API requests after the silent publish, want none", n)
 	}
 }

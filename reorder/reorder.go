@@ -272,17 +272,10 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 		// aimed at another turn's out subject by another tenant), it is
 		// checked against this subject again, which now holds the
 		// message itself, and refused.
-		// The turn's client subscribes to the subject, so while the
-		// stream has no leader the append is not answered at all, not
-		// even "no responders": it is sent again while it waits (package
-		// hedge). A copy after the first is stored is refused by the
-		// expectation, and read back below as a race.
 		outSubject := r.cfg.Space.Out(p.Tenant, p.Turn)
-		pctx, cancel := jserr.Bound(ctx)
-		ack, err := hedge.Do(pctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-			return r.js.PublishMsg(ctx, &nats.Msg{Subject: outSubject, Header: schemas.OutHeaders(h, completes), Data: body},
-				jetstream.WithExpectLastSequenceForSubject(cur.last, outSubject))
-		})
+		pctx, cancel := appendBound(ctx, m)
+		ack, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: outSubject, Header: schemas.OutHeaders(h, completes), Data: body},
+			jetstream.WithExpectLastSequenceForSubject(cur.last, outSubject))
 		cancel()
 		if err == nil && !ack.Duplicate {
 			cur.last = ack.Sequence
@@ -314,6 +307,26 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 	}
 	return cur, nil
 }
+
+// appendBound bounds one append to the out subject. The turn's client
+// subscribes to that subject, so while the stream has no leader an append
+// is not answered at all, not even "no responders", and waits its whole
+// bound. A message tried again (held while JetStream was unavailable,
+// every 250 ms) waits at most retryAppendWait instead: its append then
+// goes through within a step of the stream's return, not up to 1.5 s
+// after. An append answered late was stored all the same, and the next
+// try finds it as a race. (Sending copies while one waits, as reads do,
+// would make the copies refused while the first is committed look like
+// races lost to another instance.)
+func appendBound(ctx context.Context, m *stage.Msg) (context.Context, context.CancelFunc) {
+	if m != nil && m.Attempt > 1 {
+		return context.WithTimeout(ctx, min(retryAppendWait, jserr.RequestTimeout))
+	}
+	return jserr.Bound(ctx)
+}
+
+// retryAppendWait bounds an append of a message tried again.
+const retryAppendWait = 300 * time.Millisecond
 
 // readResult reads the stored result of call seq; missing when none is.
 // endDue reports whether m is a result of a counted turn whose results

@@ -102,33 +102,49 @@ func joinLines(l []string) string {
 	return b.String()
 }
 
-// TestWaitedForEarlier: a parked call of a serial turn waits, after its
-// takeover, for the calls before it to run again on live workers; that
+// TestWaitedForEarlier: a parked call waits, after its takeover, for the
+// calls before it that hold it back to run again on live workers; that
 // wait (the union of their runs between the kill and its start) is taken
-// out of its recovery. The dead worker's own run before and past the kill
-// is not, and overlapping runs count once.
+// out of its recovery. The dead worker's own run, before and past the
+// kill, is not; overlapping runs count once; and a safe call is held back
+// by the calls with side effects only (lease.CanStart).
 func TestWaitedForEarlier(t *testing.T) {
 	kill := time.Unix(1000, 0)
 	at := func(ms int) time.Time { return kill.Add(time.Duration(ms) * time.Millisecond) }
 	const pid = 41
 	dead, live := "host"+workerTag(pid)+"a", "host-7-b"
 	o := newObserver()
-	run := func(seq int, marks ...mark) { o.call(callKey{"t", seq}).marks = marks }
-	// The timeline of a chaos run's slowest recovery: call 0 was running
-	// on the dead worker and was run again; calls 1 to 3 were parked.
-	run(0, mark{at(-59), schemas.CallRunning, dead}, mark{at(1146), schemas.CallRunning, live}, mark{at(1292), schemas.CallDone, live})
-	run(1, mark{at(-56), schemas.CallReady, ""}, mark{at(1298), schemas.CallRunning, live}, mark{at(1638), schemas.CallDone, live})
-	run(2, mark{at(-61), schemas.CallReady, ""}, mark{at(1640), schemas.CallRunning, live}, mark{at(1769), schemas.CallDone, live})
+	call := func(seq int, safe bool, marks ...mark) {
+		c := o.call(callKey{"t", seq})
+		c.safe, c.marks = safe, marks
+	}
+	// The timeline of a chaos run's slowest recovery, calls with side
+	// effects: call 0 was running on the dead worker and was run again;
+	// calls 1 to 3 were parked.
+	call(0, false, mark{at(-59), schemas.CallRunning, dead}, mark{at(1146), schemas.CallRunning, live}, mark{at(1292), schemas.CallDone, live})
+	call(1, false, mark{at(-56), schemas.CallReady, ""}, mark{at(1298), schemas.CallRunning, live}, mark{at(1638), schemas.CallDone, live})
+	call(2, false, mark{at(-61), schemas.CallReady, ""}, mark{at(1640), schemas.CallRunning, live}, mark{at(1769), schemas.CallDone, live})
+	call(3, false, mark{at(-60), schemas.CallReady, ""}, mark{at(1769), schemas.CallRunning, live})
 	if got, want := o.waitedForEarlier(callKey{"t", 3}, pid, kill, at(1769)), 615*time.Millisecond; got != want {
 		t.Errorf("call 3 waited %s, want %s (146 + 340 + 129 ms)", got, want)
 	}
-	if got := o.waitedForEarlier(callKey{"t", 0}, pid, kill, at(1146)); got != 0 {
-		t.Errorf("call 0 waited %s for calls before it, want 0", got)
+	// Call 1 waited only for call 0's run again, not its dead run.
+	if got, want := o.waitedForEarlier(callKey{"t", 1}, pid, kill, at(1298)), 146*time.Millisecond; got != want {
+		t.Errorf("call 1 waited %s, want %s", got, want)
 	}
 	// Two earlier calls running together count once.
-	run(0, mark{at(100), schemas.CallRunning, live}, mark{at(300), schemas.CallDone, live})
-	run(1, mark{at(200), schemas.CallRunning, live}, mark{at(400), schemas.CallDone, live})
+	call(0, false, mark{at(100), schemas.CallRunning, live}, mark{at(300), schemas.CallDone, live})
+	call(1, false, mark{at(200), schemas.CallRunning, live}, mark{at(400), schemas.CallDone, live})
 	if got, want := o.waitedForEarlier(callKey{"t", 2}, pid, kill, at(500)), 300*time.Millisecond; got != want {
 		t.Errorf("waited %s under overlapping runs, want %s", got, want)
+	}
+	// Safe calls run beside each other: a safe call taken over late is
+	// not excused by a safe call before it that was running meanwhile,
+	// only by one with side effects.
+	call(0, true, mark{at(0), schemas.CallRunning, live}, mark{at(1000), schemas.CallDone, live})
+	call(1, false, mark{at(1000), schemas.CallRunning, live}, mark{at(1200), schemas.CallDone, live})
+	call(2, true, mark{at(-10), schemas.CallRunning, dead}, mark{at(1500), schemas.CallRunning, live})
+	if got, want := o.waitedForEarlier(callKey{"t", 2}, pid, kill, at(1500)), 200*time.Millisecond; got != want {
+		t.Errorf("safe call waited %s, want %s (the call with side effects only)", got, want)
 	}
 }

@@ -28,7 +28,10 @@ type mark struct {
 
 // callObs is what the run saw of one call.
 type callObs struct {
-	marks    []mark
+	marks []mark
+	// safe is the lease's word on the call: whether it may run beside
+	// the calls before it that are safe too.
+	safe     bool
 	answered time.Time
 	unknown  bool
 }
@@ -91,6 +94,7 @@ func (o *observer) lease(m *nats.Msg) {
 	o.versions[turn] = l.Version
 	for _, lc := range l.Calls {
 		c := o.call(callKey{turn, lc.Seq})
+		c.safe = lc.Safe
 		if n := len(c.marks); n > 0 && c.marks[n-1].state == lc.State && c.marks[n-1].worker == lc.Worker {
 			continue
 		}
@@ -217,19 +221,21 @@ func (o *observer) recovered(k callKey, pid int, at time.Time) time.Time {
 }
 
 // waitedForEarlier is how long, between from and to, calls of k's turn
-// before it were running on workers other than the killed one (pid), the
-// spans' union: time k would have waited for its turn's order had no
-// worker died. A parked call of a serial turn starts only after the calls
-// before it have run again; their run time is their tools', not the
-// recovery's.
+// that it must wait for were running on workers other than the killed one
+// (pid), the spans' union: time k would have waited for its turn's order
+// had no worker died. A parked call starts only after the calls before it
+// that hold it back — all of them for a call with side effects, those
+// with side effects for a safe one (lease.CanStart) — have run again;
+// their run time is their tools', not the recovery's.
 func (o *observer) waitedForEarlier(k callKey, pid int, from, to time.Time) time.Duration {
 	tag := workerTag(pid)
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	self := o.calls[k]
 	var spans [][2]time.Time
 	for seq := range k.seq {
 		c := o.calls[callKey{k.turn, seq}]
-		if c == nil {
+		if c == nil || self != nil && self.safe && c.safe {
 			continue
 		}
 		for i, m := range c.marks {

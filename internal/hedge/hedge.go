@@ -1,18 +1,17 @@
-// Package hedge sends a request to JetStream again while it is not
-// answered, and takes the first answer.
+// Package hedge sends a read to JetStream again while it is not answered,
+// and takes the first answer.
 //
 // When a cluster member dies, the other members of each stream it led stay
 // silent until their election timers fire (4 to 9 s); from then on they
-// answer "no leader" at once until one of them is elected, and a publish
-// to a subject that clients also subscribe to (a turn's out subject) is
-// not answered at all until then. A request sent in the silence waits for
-// its whole bound, and one whose bound ends after the election holds its
-// caller up for nothing. Sent again every step, it is answered within a
-// step of the stream's return instead.
+// answer "no leader" at once until one of them is elected. A read sent in
+// the silence waits for its whole bound, and one whose bound ends after
+// the election holds its caller up for nothing. Sent again every step, it
+// is answered within a step of the members' waking instead.
 package hedge
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -27,8 +26,9 @@ const (
 // Do runs fn, and runs it again every Every while no run has returned, at
 // most Runs times in all; it returns the first run's answer and cancels
 // the others' context. fn must end when its context does, and be safe to
-// run more than once: a read, a publish deduplicated by its message id,
-// or one refused as a conflict once an earlier copy is stored.
+// run more than once, with nothing of the caller's that changes meanwhile:
+// a read. A run that panics answers with an error: it runs on a goroutine
+// of its own, out of reach of the caller's recover.
 func Do[T any](ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -41,8 +41,14 @@ func Do[T any](ctx context.Context, fn func(context.Context) (T, error)) (T, err
 	answers := make(chan answer, Runs)
 	run := func() {
 		go func() {
-			v, err := fn(ctx)
-			answers <- answer{v, err}
+			var a answer
+			defer func() {
+				if p := recover(); p != nil {
+					a = answer{err: fmt.Errorf("hedge: a run panicked: %v", p)}
+				}
+				answers <- a
+			}()
+			a.v, a.err = fn(ctx)
 		}()
 	}
 	run()
@@ -53,6 +59,12 @@ func Do[T any](ctx context.Context, fn func(context.Context) (T, error)) (T, err
 		case a := <-answers:
 			return a.v, a.err
 		case <-step.C:
+			select {
+			case a := <-answers:
+				// Both were ready: no copy once an answer came.
+				return a.v, a.err
+			default:
+			}
 			if runs < Runs {
 				run()
 				runs++

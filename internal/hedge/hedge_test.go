@@ -67,3 +67,14 @@ func TestRunsBounded(t *testing.T) {
 		t.Fatalf("%d runs, want %d", n, Runs)
 	}
 }
+
+// TestPanicAnswers: a run that panics answers with an error instead of
+// ending the process, which the caller's recover could not prevent.
+func TestPanicAnswers(t *testing.T) {
+	_, err := Do(context.Background(), func(context.Context) (int, error) {
+		panic("boom")
+	})
+	if err == nil {
+		t.Fatal("a panicking run answered without an error")
+	}
+}

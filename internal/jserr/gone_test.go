@@ -7,8 +7,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolwire/toolwire/internal/apimember"
 	"github.com/toolwire/toolwire/internal/jserr"
-	"github.com/toolwire/toolwire/internal/testenv"
 )
 
 // TestGoneIsBounded: while a cluster fails over, the members of a stream
@@ -20,7 +20,7 @@ import (
 func TestGoneIsBounded(t *testing.T) {
 	// A member that has not noticed its leader's death: it hears the
 	// JetStream API and answers nothing.
-	js := testenv.Member(t, "$JS.API.>", func(*nats.Msg) {})
+	js := apimember.Start(t, map[string]nats.MsgHandler{"$JS.API.>": func(*nats.Msg) {}})
 	start := time.Now()
 	if jserr.Gone(context.Background(), js, jetstream.ErrNoStreamResponse, "A", "B", "C") {
 		t.Fatal("Gone = true for streams whose members did not answer")

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/internal/apimember"
 	"github.com/toolwire/toolwire/internal/hedge"
 	"github.com/toolwire/toolwire/internal/leaderget"
-	"github.com/toolwire/toolwire/internal/testenv"
 	"github.com/toolwire/toolwire/subjects"
 )
 
@@ -21,11 +21,11 @@ func leaderAfter(t *testing.T, silent int64) (*leaderget.Stream, *atomic.Int64) 
 	t.Helper()
 	sp := subjects.Default()
 	var n atomic.Int64
-	js := testenv.Member(t, sp.MsgGet("S"), func(m *nats.Msg) {
+	js := apimember.Start(t, map[string]nats.MsgHandler{sp.MsgGet("S"): func(m *nats.Msg) {
 		if n.Add(1) > silent {
 			_ = m.Respond([]byte(`{"message":{"subject":"s.1","seq":7,"data":"eA=="}}`))
 		}
-	})
+	}})
 	return leaderget.New(js, sp, "S"), &n
 }
 
