@@ -118,7 +118,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 	}
 	// The out subject is the turn's cursor: read it from the leader.
 	out := leaderget.New(js, sp, sp.OutStream())
-	return &Reorder{cfg: cfg, js: js, leases: leases, results: results, out: out, cons: cons, cache: newTurnCache(cacheTurns)}, nil
+	return &Reorder{cfg: cfg, js: js, leases: leases, results: hedge.Reads(results), out: out, cons: cons, cache: newTurnCache(cacheTurns)}, nil
 }
 
 // cursor is a turn's out subject as last read.
@@ -320,7 +320,7 @@ func (r *Reorder) advance(ctx context.Context, p subjects.Parsed, m *stage.Msg, 
 // races lost to another instance.)
 func appendBound(ctx context.Context, m *stage.Msg) (context.Context, context.CancelFunc) {
 	if m != nil && m.Attempt > 1 {
-		return context.WithTimeout(ctx, min(retryAppendWait, jserr.RequestTimeout))
+		return context.WithTimeout(ctx, retryAppendWait)
 	}
 	return jserr.Bound(ctx)
 }
@@ -339,9 +339,7 @@ func endDue(m *stage.Msg, cur cursor) bool {
 func (r *Reorder) readResult(ctx context.Context, p subjects.Parsed, seq int) (h nats.Header, body []byte, missing bool, err error) {
 	ctx, cancel := jserr.Bound(ctx)
 	defer cancel()
-	raw, err := hedge.Do(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
-		return r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, seq))
-	})
+	raw, err := r.results.GetLastMsgForSubject(ctx, r.cfg.Space.Result(p.Tenant, p.Turn, seq))
 	switch {
 	case err == nil:
 		return raw.Header, raw.Data, false, nil
@@ -424,9 +422,7 @@ func (r *Reorder) total(ctx context.Context, p subjects.Parsed, m *stage.Msg) (i
 		}
 	} else {
 		gctx, cancel := jserr.Bound(ctx)
-		raw, err := hedge.Do(gctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
-			return r.results.GetLastMsgForSubject(ctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
-		})
+		raw, err := r.results.GetLastMsgForSubject(gctx, r.cfg.Space.ResultEnd(p.Tenant, p.Turn))
 		cancel()
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return r.leaseTotal(ctx, p)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/answer"
-	"github.com/toolwire/toolwire/internal/hedge"
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/texts"
@@ -93,9 +92,7 @@ func (o *opener) fresh() *schemas.Lease {
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		in, inErr = hedge.Do(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
-			return o.r.results.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(o.r.cfg.Space.TurnResults(o.p.Tenant, o.p.Turn)))
-		})
+		in, inErr = o.r.results.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(o.r.cfg.Space.TurnResults(o.p.Tenant, o.p.Turn)))
 	}()
 	// Another tenant's message aimed at the out subject says nothing of
 	// this turn: only one of its own does.

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/coercion"
 	"github.com/toolwire/toolwire/executor"
+	"github.com/toolwire/toolwire/internal/hedge"
 	"github.com/toolwire/toolwire/internal/leaderget"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/provision"
@@ -141,7 +142,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, results: results, out: out, adStream: adStream, limits: limits{cfg.Limits},
+	r := &Router{cfg: cfg, js: js, store: store, schemas: map[string]*coercion.Schema{}, catalog: newCatalog(), cons: cons, results: hedge.Reads(results), out: out, adStream: adStream, limits: limits{cfg.Limits},
 		tracing: tracing.New(cfg.Hooks.TracerProvider) != nil}
 	for _, t := range cfg.Tools.Tools() {
 		s, err := coercion.Compile(t.InputSchema())

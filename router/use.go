@@ -9,7 +9,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/coercion"
-	"github.com/toolwire/toolwire/internal/hedge"
 	"github.com/toolwire/toolwire/internal/jserr"
 	"github.com/toolwire/toolwire/internal/lease"
 	"github.com/toolwire/toolwire/internal/stage"
@@ -308,9 +307,7 @@ func (r *Router) discard(ctx context.Context, p subjects.Parsed) error {
 func (r *Router) subjectHasMsg(ctx context.Context, subject string) bool {
 	ctx, cancel := jserr.Bound(ctx)
 	defer cancel()
-	_, err := hedge.Do(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
-		return r.results.GetLastMsgForSubject(ctx, subject)
-	})
+	_, err := r.results.GetLastMsgForSubject(ctx, subject)
 	return err == nil
 }
 

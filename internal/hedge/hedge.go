@@ -13,6 +13,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Every is the step between two copies of a request not answered, and
@@ -71,4 +73,21 @@ func Do[T any](ctx context.Context, fn func(context.Context) (T, error)) (T, err
 			}
 		}
 	}
+}
+
+// Reads returns s with its message reads — GetMsg and
+// GetLastMsgForSubject — sent again while unanswered (Do). A stage holds
+// its streams so wrapped once, and its reads stay as they were written.
+func Reads(s jetstream.Stream) jetstream.Stream { return reads{s} }
+
+type reads struct{ jetstream.Stream }
+
+func (r reads) GetMsg(ctx context.Context, seq uint64, opts ...jetstream.GetMsgOpt) (*jetstream.RawStreamMsg, error) {
+	return Do(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) { return r.Stream.GetMsg(ctx, seq, opts...) })
+}
+
+func (r reads) GetLastMsgForSubject(ctx context.Context, subject string) (*jetstream.RawStreamMsg, error) {
+	return Do(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+		return r.Stream.GetLastMsgForSubject(ctx, subject)
+	})
 }

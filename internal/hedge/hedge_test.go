@@ -6,6 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolwire/toolwire/internal/apimember"
 )
 
 // TestFirstAnswerWins: a run left unanswered is run again, the copy's
@@ -76,5 +79,38 @@ func TestPanicAnswers(t *testing.T) {
 	})
 	if err == nil {
 		t.Fatal("a panicking run answered without an error")
+	}
+}
+
+// TestReadsSendAgain: a stream wrapped by Reads sends its message reads
+// again while the first is unanswered, on a real server whose stream
+// members the test plays: silent to the first get, then answering.
+func TestReadsSendAgain(t *testing.T) {
+	var gets atomic.Int32
+	js := apimember.Start(t, map[string]nats.MsgHandler{
+		"$JS.API.STREAM.INFO.S": func(m *nats.Msg) {
+			_ = m.Respond([]byte(`{"type":"io.nats.jetstream.api.v1.stream_info_response","config":{"name":"S","subjects":["s.>"]},"state":{}}`))
+		},
+		"$JS.API.STREAM.MSG.GET.S": func(m *nats.Msg) {
+			if gets.Add(1) > 1 {
+				_ = m.Respond([]byte(`{"type":"io.nats.jetstream.api.v1.stream_msg_get_response","message":{"subject":"s.1","seq":7,"data":"eA=="}}`))
+			}
+		},
+	})
+	s, err := js.Stream(context.Background(), "S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(Runs)*Every)
+	defer cancel()
+	m, err := Reads(s).GetLastMsgForSubject(ctx, "s.1")
+	if err != nil {
+		t.Fatalf("read with its first get unanswered: %v", err)
+	}
+	if m.Sequence != 7 || gets.Load() < 2 {
+		t.Fatalf("seq %d after %d gets, want 7 after 2", m.Sequence, gets.Load())
+	}
+	if _, err := Reads(s).GetMsg(ctx, 7); err != nil {
+		t.Fatalf("GetMsg: %v", err)
 	}
 }
