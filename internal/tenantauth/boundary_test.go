@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/toolwire/toolwire/embedded"
 	"github.com/toolwire/toolwire/internal/tenantauth"
 	"github.com/toolwire/toolwire/internal/testenv"
@@ -37,24 +36,8 @@ func TestAccountBoundaryAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := testenv.ServerWith(t, embedded.Options{ConfigFile: filepath.Join(dir, tenantauth.MainFile)})
-	stagesKey, err := nats.NkeyOptionFromSeed(stages.Secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := srv.Connect("stages", stagesKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	acmeKey, err := nats.NkeyOptionFromSeed(acme.Secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ac, err := srv.Connect("acme", acmeKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ac.Close()
+	st := connectNKey(t, srv, "stages", stages.Secret)
+	ac := connectNKey(t, srv, "acme", acme.Secret)
 
 	spy, err := st.SubscribeSync(">")
 	if err != nil {

@@ -80,6 +80,28 @@ func writeAuth(t *testing.T) (dir string, stages, acme tenantauth.Written) {
 	return dir, stages, acme
 }
 
+// nkey is the sign-in with the NKey seed in file seed.
+func nkey(t *testing.T, seed string) nats.Option {
+	t.Helper()
+	opt, err := nats.NkeyOptionFromSeed(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opt
+}
+
+// connectNKey connects to srv as name, signed in with the seed in file
+// seed; the connection closes with the test.
+func connectNKey(t *testing.T, srv *embedded.Server, name, seed string, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := srv.Connect(name, append(opts, nkey(t, seed))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
 func startTenants(t *testing.T, exec ...executor.Config) *tenantEnv {
 	t.Helper()
 	sp := subjects.Default()
@@ -90,10 +112,7 @@ func startTenants(t *testing.T, exec ...executor.Config) *tenantEnv {
 	}
 	e := &tenantEnv{acmeErrs: &violations{}, gate: make(chan struct{}), started: make(chan struct{}, 16)}
 	e.srv = testenv.ServerWith(t, embedded.Options{ConfigFile: filepath.Join(dir, tenantauth.MainFile)})
-	stagesKey, err := nats.NkeyOptionFromSeed(stages.Secret)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stagesKey := nkey(t, stages.Secret)
 	dial := func(name string, opts ...nats.Option) (*nats.Conn, error) {
 		return e.srv.Connect(name, append(opts, stagesKey)...)
 	}
@@ -113,14 +132,7 @@ func startTenants(t *testing.T, exec ...executor.Config) *tenantEnv {
 	}
 	t.Cleanup(e.stages.Close)
 
-	acmeKey, err := nats.NkeyOptionFromSeed(acme.Secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.acme, err = e.srv.Connect("acme", acmeKey, nats.CustomInboxPrefix(sp.Inbox("acme")), nats.ErrorHandler(e.acmeErrs.handler)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.acme.Close)
+	e.acme = connectNKey(t, e.srv, "acme", acme.Secret, nats.CustomInboxPrefix(sp.Inbox("acme")), nats.ErrorHandler(e.acmeErrs.handler))
 	password, err := os.ReadFile(globex.Secret)
 	if err != nil {
 		t.Fatal(err)
