@@ -72,36 +72,18 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("bash: output pipe: %w", err)
 	}
-	var extra []string
-	if key != "" {
-		extra = append(extra, tool.IdempotencyEnv+"="+key)
-	}
-	cmd, underInit, err := r.contain().Command(runCtx, shell, command, dir, extra)
+	cmd, err := r.command(runCtx, shell, command, dir, key)
 	if err != nil {
 		pr.Close()
 		pw.Close()
 		return tool.Result{Content: err.Error(), IsError: true}, nil
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true // besides the init's namespaces, if any
-	dieWithWorker(cmd.SysProcAttr, underInit)
 	// The death signal follows the thread that starts the shell, not the
 	// process: that thread must outlive the shell, whatever else runs in
 	// the program (a goroutine that ends locked to its thread ends it).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cmd.Cancel = func() error {
-		if underInit {
-			// The init kills the whole tree, escaped sessions included;
-			// killed at once, it would leave them to PID 1.
-			return cmd.Process.Signal(syscall.SIGTERM)
-		}
-		return killGroup(cmd.Process.Pid)
-	}
-	cmd.WaitDelay = stopGrace // then the init itself is killed
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
@@ -148,6 +130,35 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 		return tool.Result{Content: joinLines("Terminated by signal "+st.Signal().String(), output), IsError: true}, nil
 	}
 	return commandResult(command, output, exitErr.ExitCode()), nil
+}
+
+// command is the contained command that runs command in dir until ctx
+// ends, tied to the worker's life: it is stopped when the worker dies
+// (dieWithWorker), and a cancel stops the init, which stops the rest.
+func (r bashRunner) command(ctx context.Context, shell, command, dir, key string) (*exec.Cmd, error) {
+	var extra []string
+	if key != "" {
+		extra = append(extra, tool.IdempotencyEnv+"="+key)
+	}
+	cmd, underInit, err := r.contain().Command(ctx, shell, command, dir, extra)
+	if err != nil {
+		return nil, err
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true // besides the init's namespaces, if any
+	dieWithWorker(cmd.SysProcAttr, underInit)
+	cmd.Cancel = func() error {
+		if underInit {
+			// The init kills the whole tree, escaped sessions included;
+			// killed at once, it would leave them to PID 1.
+			return cmd.Process.Signal(syscall.SIGTERM)
+		}
+		return killGroup(cmd.Process.Pid)
+	}
+	cmd.WaitDelay = stopGrace // then the init itself is killed
+	return cmd, nil
 }
 
 // commandResult turns a finished command's exit code into a result, judging

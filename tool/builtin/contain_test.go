@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if backend, ok := os.LookupEnv(secretProbeEnv); ok {
 		os.Exit(runSecretProbe(backend))
 	}
+	if arg, ok := os.LookupEnv(workerDeathEnv); ok {
+		os.Exit(runDyingWorker(arg))
+	}
 	if _, ok := os.LookupEnv(rawSocketEnv); ok {
 		os.Exit(tryRawSocket())
 	}

@@ -77,6 +77,13 @@ func runInit(s spec) int {
 		fmt.Fprintf(os.Stderr, "toolwire sandbox: subreaper: %v\n", err)
 		return 126
 	}
+	// The program's death, told by its lifeline: clean up, then go. Watched
+	// before the command starts, so that nothing the command does can
+	// outlive the program unnoticed.
+	orphaned := make(chan struct{})
+	if s.Lifeline {
+		go watchLifeline(orphaned)
+	}
 	// SIGTERM is how the executor stops a command (a timeout, a cancel, its
 	// own death through the parent-death signal): clean up, then go.
 	term := make(chan os.Signal, 1)
@@ -98,6 +105,10 @@ func runInit(s spec) int {
 		killTree()
 		<-waited
 		return dieOf(sig.(syscall.Signal))
+	case <-orphaned:
+		killTree()
+		<-waited
+		return dieOf(syscall.SIGKILL)
 	}
 	killTree()
 	if werr == nil {
@@ -112,6 +123,21 @@ func runInit(s spec) int {
 		return ee.ExitCode()
 	}
 	return 126
+}
+
+// watchLifeline closes orphaned once the program that started this init is
+// gone: its lifeline (lifelineFD) then reads end-of-file. Nothing is ever
+// written to it. The command does not get the descriptor.
+func watchLifeline(orphaned chan<- struct{}) {
+	syscall.CloseOnExec(lifelineFD)
+	f := os.NewFile(lifelineFD, "lifeline")
+	buf := make([]byte, 1)
+	for {
+		if _, err := f.Read(buf); err != nil {
+			close(orphaned)
+			return
+		}
+	}
 }
 
 // dieOf ends this process by sig, as the command ended; the status is the

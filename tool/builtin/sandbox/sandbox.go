@@ -12,7 +12,10 @@
 // Under Landlock the containment runs in a small init process of its own:
 // the program re-executes itself, so it must call Main first thing in main
 // (and in TestMain). The init is PID 1 of a PID and mount namespace of its
-// own (in a user namespace when not root) where the host allows one. A
+// own (in a user namespace when not root) where the host allows one. It
+// holds the program's lifeline: when the program dies, however early in
+// the command's life, the init kills the command and all it started. Under
+// bubblewrap the same init runs inside the sandbox, for the lifeline. A
 // program that does not call Main gets bubblewrap where it is installed,
 // else the environment, the limits and the process group, not the rest;
 // Status says which.
@@ -94,6 +97,8 @@ type spec struct {
 	// Probe has the init ready its namespaces and exit, to learn whether
 	// the host allows them.
 	Probe bool `json:"probe,omitempty"`
+	// Lifeline says the init has the program's lifeline on lifelineFD.
+	Lifeline bool `json:"lifeline,omitempty"`
 }
 
 // registered is set by Main: this program can re-run itself as an init.
@@ -141,8 +146,23 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 	env := p.environ(extraEnv)
 	if c.Backend == BackendBwrap {
 		// Bubblewrap's PID namespace does the init's work: its init ends
-		// with the shell, and the kernel kills what is left in it.
-		return bwrapCommand(ctx, c.bwrap, p, dir, env, args), true, nil
+		// with the shell, and the kernel kills what is left in it. Our init
+		// runs inside it all the same, where the program can run it, for
+		// the lifeline: bubblewrap's own tie to its parent's life misses a
+		// death in its first tens of milliseconds.
+		if c.registered {
+			args, env, err = initArgs(spec{Args: args}, env)
+			if err != nil {
+				return nil, false, err
+			}
+		}
+		cmd = bwrapCommand(ctx, c.bwrap, p, dir, env, args)
+		if c.registered {
+			if cmd.ExtraFiles, err = lifelineFiles(); err != nil {
+				return nil, false, err
+			}
+		}
+		return cmd, true, nil
 	}
 	if !c.registered {
 		cmd = exec.CommandContext(ctx, shell)
@@ -150,23 +170,46 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 		cmd.Env, cmd.Dir = env, dir
 		return cmd, false, nil
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, false, fmt.Errorf("sandbox: the program's own path: %w", err)
-	}
-	b, err := json.Marshal(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
-		Landlock: c.Backend == BackendLandlock, PIDNamespace: c.ns != nil})
+	args, env, err = initArgs(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
+		Landlock: c.Backend == BackendLandlock, PIDNamespace: c.ns != nil}, env)
 	if err != nil {
 		return nil, false, err
 	}
-	cmd = exec.CommandContext(ctx, self)
+	cmd = exec.CommandContext(ctx, args[0])
 	cmd.Args = []string{"toolwire-sandbox"}
-	cmd.Env, cmd.Dir = append(env, specEnv+"="+string(b)), dir
+	cmd.Env, cmd.Dir = env, dir
+	if cmd.ExtraFiles, err = lifelineFiles(); err != nil {
+		return nil, false, err
+	}
 	if c.ns != nil {
 		// The caller adds to these attributes; it must not replace them.
 		cmd.SysProcAttr = c.ns.attr()
 	}
 	return cmd, true, nil
+}
+
+// initArgs are the program and environment that run this program as the
+// init of s, its lifeline included.
+func initArgs(s spec, env []string) (args, initEnv []string, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: the program's own path: %w", err)
+	}
+	s.Lifeline = true
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []string{self}, append(env, specEnv+"="+string(b)), nil
+}
+
+// lifelineFiles are a command's extra files: the lifeline, on lifelineFD.
+func lifelineFiles() ([]*os.File, error) {
+	alive, err := lifeline()
+	if err != nil {
+		return nil, err
+	}
+	return []*os.File{alive}, nil
 }
 
 // environ is the command's environment: the allowed variables of this
