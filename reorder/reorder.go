@@ -107,7 +107,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Reorder, error) {
 		return nil, fmt.Errorf("reorder: %w", err)
 	}
 	sp := cfg.Space
-	bd, err := stage.Bind(ctx, nc, sp, stage.Binding{Stream: sp.ResultStream(), Name: sp.ReorderConsumer(), Filter: sp.ResultAll(), Config: cfg.Consumer})
+	bd, err := stage.Bind(ctx, nc, sp, stage.Binding{Stream: sp.ResultStream(), Name: sp.ReorderConsumer(), Config: cfg.Consumer})
 	if err != nil {
 		return nil, fmt.Errorf("reorder: %w", err)
 	}

@@ -120,7 +120,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Router, error) {
 		return nil, fmt.Errorf("router: %w", err)
 	}
 	sp := cfg.Space
-	bind := stage.Binding{Stream: sp.InStream(), Name: sp.RouterConsumer(), Filter: sp.InAll(), Config: cfg.Consumer, LeaseTTL: cfg.LeaseTTL}
+	bind := stage.Binding{Stream: sp.InStream(), Name: sp.RouterConsumer(), Config: cfg.Consumer, LeaseTTL: cfg.LeaseTTL}
 	if cfg.Shared != nil {
 		var err error
 		if bind.Leases, err = cfg.Shared.Leases(nc); err != nil {

@@ -187,6 +187,12 @@ func (s Space) ResultAll() string { return s.prefix + ".*.result.*.*" }
 // Out is the subject the agent reads a turn's ordered results from.
 func (s Space) Out(tenant, turn string) string { return s.prefix + "." + tenant + ".out." + turn }
 
+// Unbound is the only subject of interest stream stream while it is being
+// made, before its consumer exists: nothing publishes on it, so every
+// event is refused (no stream answers) until the stream takes its real
+// subjects, rather than stored and dropped for want of a consumer.
+func (s Space) Unbound(stream string) string { return s.prefix + "._unbound." + stream }
+
 // OutAll matches every out subject.
 func (s Space) OutAll() string { return s.prefix + ".*.out.*" }
 

@@ -88,6 +88,7 @@ func TestServeProcess(t *testing.T) {
 	var got []string
 	for d, err := range cl.Results(ctx, "serve_turn") {
 		if err != nil {
+			reportHang(t, nc, httpAddr, cmd, exited)
 			t.Fatal(err)
 		}
 		if d.Done != nil {
@@ -185,6 +186,39 @@ func waitStreams(ctx context.Context, t *testing.T, nc *nats.Conn) {
 			t.Fatal("streams never appeared")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// reportHang logs what a turn that never finished left behind: where each
+// stage's consumer stands, the stages' counters, then the goroutines of
+// the serve process, which SIGQUIT has it print to its stderr (the
+// test's) as it exits.
+func reportHang(t *testing.T, nc *nats.Conn, httpAddr string, cmd *exec.Cmd, exited <-chan error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if resp, err := http.Get("http://" + httpAddr + "/metrics"); err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Logf("counters:\n%s", grepLines(grepLines(string(b), "_total{"), "toolwire_"))
+	}
+	if js, err := jetstream.New(nc); err == nil {
+		for info := range js.ListStreams(ctx).Info() {
+			t.Logf("stream %s: %d msgs, first %d last %d", info.Config.Name, info.State.Msgs, info.State.FirstSeq, info.State.LastSeq)
+			stream, err := js.Stream(ctx, info.Config.Name)
+			if err != nil {
+				continue
+			}
+			for ci := range stream.ListConsumers(ctx).Info() {
+				t.Logf("  consumer %s: pending %d, ack pending %d, redelivered %d, waiting %d, delivered %d",
+					ci.Name, ci.NumPending, ci.NumAckPending, ci.NumRedelivered, ci.NumWaiting, ci.Delivered.Stream)
+			}
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
 	}
 }
 

@@ -144,12 +144,15 @@ func streams(ctx context.Context, js jetstream.JetStream, sp subjects.Space, c C
 		// client's subscription brings too. The stages read those two
 		// from the leader (package leaderget).
 		sc.AllowDirect = c.Replicas == 1 || sc.Name == sp.OutStream() || sc.Name == sp.ApprovalStream()
-		if err := ensureStream(ctx, js, sc); err != nil {
+		var err error
+		if consumer, ok := interestConsumers(sp)[sc.Name]; ok {
+			err = ensureInterest(ctx, js, sp, sc, consumer)
+		} else {
+			err = ensureStream(ctx, js, sc)
+		}
+		if err != nil {
 			return fmt.Errorf("provision: stream %s: %w", sc.Name, err)
 		}
-	}
-	if err := interest(ctx, js, sp); err != nil {
-		return err
 	}
 	err := ensureKeyValue(ctx, js, jetstream.KeyValueConfig{
 		Bucket:      sp.LeaseBucket(),
@@ -265,21 +268,35 @@ func Consumer(ctx context.Context, js jetstream.JetStream, stream, name, filter 
 	return cons, nil
 }
 
-// interest makes the consumers of the interest streams, if missing, with
-// the defaults: an interest stream drops a message that no consumer wants
-// when it arrives, so a call published before its router first started
-// would be lost. A stage binding later sets its own settings.
-func interest(ctx context.Context, js jetstream.JetStream, sp subjects.Space) error {
-	for _, c := range []struct{ stream, name, filter string }{
-		{sp.InStream(), sp.RouterConsumer(), sp.InAll()},
-		{sp.ResultStream(), sp.ReorderConsumer(), sp.ResultAll()},
-	} {
-		_, err := js.CreateConsumer(ctx, c.stream, consumerConfig(c.name, c.filter, ConsumerConfig{}))
-		if err != nil && !errors.Is(err, jetstream.ErrConsumerExists) {
-			return fmt.Errorf("provision: consumer %s on %s: %w", c.name, c.stream, err)
-		}
+// interestConsumers are the durable consumers of the interest streams, by
+// stream.
+func interestConsumers(sp subjects.Space) map[string]string {
+	return map[string]string{sp.InStream(): sp.RouterConsumer(), sp.ResultStream(): sp.ReorderConsumer()}
+}
+
+// ensureInterest is ensureStream for an interest stream, whose consumer
+// must exist before the stream takes a single event: an interest stream
+// acknowledges an event no consumer wants, then drops it, so a call
+// published while the stream was new would be lost (its client told it
+// was stored), and its turn never complete. A new stream is made first on
+// a subject nothing publishes on (Space.Unbound), then its consumer, with
+// the defaults (a stage binding later sets its own), then the stream gets
+// its subjects: until then a publish finds no stream and is refused, and
+// the client sends it again. Several processes may provision at once;
+// each makes sure of the consumer before it gives the stream its subjects.
+func ensureInterest(ctx context.Context, js jetstream.JetStream, sp subjects.Space, sc jetstream.StreamConfig, consumer string) error {
+	unbound := sc
+	unbound.Subjects = []string{sp.Unbound(sc.Name)}
+	if _, err := js.CreateStream(ctx, unbound); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return err
 	}
-	return nil
+	// No filter: the consumer takes the stream's subjects, whichever they
+	// are, the unbound one first.
+	_, err := js.CreateConsumer(ctx, sc.Name, consumerConfig(consumer, "", ConsumerConfig{}))
+	if err != nil && !errors.Is(err, jetstream.ErrConsumerExists) {
+		return fmt.Errorf("consumer %s: %w", consumer, err)
+	}
+	return ensureStream(ctx, js, sc)
 }
 
 func consumerConfig(name, filter string, c ConsumerConfig) jetstream.ConsumerConfig {

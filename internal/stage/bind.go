@@ -20,7 +20,9 @@ type Bound struct {
 	Consumer jetstream.Consumer
 }
 
-// Binding says which consumer a stage binds.
+// Binding says which consumer a stage binds. An empty Filter is the whole
+// stream: the interest streams' consumers have none, as provisioning makes
+// them before their streams have their subjects.
 type Binding struct {
 	Stream, Name, Filter string
 	Config               provision.ConsumerConfig
