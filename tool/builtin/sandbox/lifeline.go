@@ -21,16 +21,26 @@ const lifelineFD = 3
 // first milliseconds of a command's start left the command running, to
 // write after the agent was told "outcome unknown".
 //
-// The pipe is the process's, one for its whole life, so it is made once.
-var lifeline = sync.OnceValues(func() (*os.File, error) {
+// The pipe is the process's, one for its whole life, so it is made once;
+// a failure to make it (out of descriptors) is not kept, and the next
+// command tries again.
+func lifeline() (*os.File, error) {
+	heldLifeline.Lock()
+	defer heldLifeline.Unlock()
+	if heldLifeline.r != nil {
+		return heldLifeline.r, nil
+	}
 	r, w, err := os.Pipe() // close-on-exec: only the inits get a copy, of r
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: the inits' lifeline: %w", err)
 	}
-	heldLifeline = w
+	heldLifeline.r, heldLifeline.w = r, w
 	return r, nil
-})
+}
 
-// heldLifeline keeps the lifeline's write end reachable, so that it is
+// heldLifeline is the lifeline's two ends. Held here, the write end is
 // never collected and closed while the program lives.
-var heldLifeline *os.File
+var heldLifeline struct {
+	sync.Mutex
+	r, w *os.File
+}
