@@ -53,3 +53,11 @@ func GroupLeaders() []int {
 func Group(pgid int) []int {
 	return scan(func(_, _, g int) bool { return g == pgid })
 }
+
+// Children lists the live children of this process (Linux only; nil
+// elsewhere). A subreaper's children include the orphans of its
+// descendants.
+func Children() []int {
+	self := os.Getpid()
+	return scan(func(_, ppid, _ int) bool { return ppid == self })
+}

@@ -9,3 +9,7 @@ func GroupLeaders() []int { return nil }
 // Group lists the live processes of process group pgid (Linux only; nil
 // elsewhere).
 func Group(pgid int) []int { return nil }
+
+// Children lists the live children of this process (Linux only; nil
+// elsewhere).
+func Children() []int { return nil }

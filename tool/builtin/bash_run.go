@@ -79,9 +79,10 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 		return tool.Result{Content: err.Error(), IsError: true}, nil
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
-	// The death signal follows the thread that starts the shell, not the
-	// process: that thread must outlive the shell, whatever else runs in
-	// the program (a goroutine that ends locked to its thread ends it).
+	// The command's parent-death signal follows the thread that starts
+	// it, not the process: that thread must outlive the command, whatever
+	// else runs in the program (a goroutine that ends locked to its thread
+	// ends it).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
@@ -133,8 +134,10 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 }
 
 // command is the contained command that runs command in dir until ctx
-// ends, tied to the worker's life: it is stopped when the worker dies
-// (dieWithWorker), and a cancel stops the init, which stops the rest.
+// ends. It dies with the worker (kill -9, a crash: the agent is then told
+// "outcome unknown", and the command must not go on writing after that),
+// as the sandbox ties it to the program's life; a cancel stops the init,
+// which stops the rest.
 func (r bashRunner) command(ctx context.Context, shell, command, dir, key string) (*exec.Cmd, error) {
 	var extra []string
 	if key != "" {
@@ -147,8 +150,7 @@ func (r bashRunner) command(ctx context.Context, shell, command, dir, key string
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true // besides the init's namespaces, if any
-	dieWithWorker(cmd.SysProcAttr, underInit)
+	cmd.SysProcAttr.Setpgid = true // besides the sandbox's own fields
 	cmd.Cancel = func() error {
 		if underInit {
 			// The init kills the whole tree, escaped sessions included;

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		os.Exit(runSecretProbe(backend))
 	}
 	if arg, ok := os.LookupEnv(workerDeathEnv); ok {
-		os.Exit(runDyingWorker(arg))
+		os.Exit(runWorkerDeath(arg))
 	}
 	if _, ok := os.LookupEnv(rawSocketEnv); ok {
 		os.Exit(tryRawSocket())

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -70,6 +71,14 @@ func runInit(s spec) int {
 	if s.Probe {
 		return 0
 	}
+	// Not dumpable: a process of the same user (the command, where no
+	// Landlock domain or namespace of its own keeps it out) cannot open
+	// this one's /proc entries, and so cannot take a write end of its
+	// lifeline from /proc/<pid>/fd and keep it alive past the program.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "toolwire sandbox: dumpable: %v\n", err)
+		return 126
+	}
 	// Orphans of the command become this process's children instead of
 	// PID 1's, so that the cleanup below finds every one of them, setsid
 	// or not.
@@ -82,6 +91,9 @@ func runInit(s spec) int {
 	// outlive the program unnoticed.
 	orphaned := make(chan struct{})
 	if s.Lifeline {
+		// Kept from the command before it starts, not by the watcher
+		// whenever it runs.
+		syscall.CloseOnExec(lifelineFD)
 		go watchLifeline(orphaned)
 	}
 	// SIGTERM is how the executor stops a command (a timeout, a cancel, its
@@ -126,18 +138,49 @@ func runInit(s spec) int {
 }
 
 // watchLifeline closes orphaned once the program that started this init is
-// gone: its lifeline (lifelineFD) then reads end-of-file. Nothing is ever
-// written to it. The command does not get the descriptor.
+// gone: its lifeline (lifelineFD) then hangs up. Nothing is ever written
+// to it. It polls rather than reads, as the descriptor's blocking mode is
+// the program's to set.
 func watchLifeline(orphaned chan<- struct{}) {
-	syscall.CloseOnExec(lifelineFD)
-	f := os.NewFile(lifelineFD, "lifeline")
-	buf := make([]byte, 1)
-	for {
-		if _, err := f.Read(buf); err != nil {
+	for logged := false; ; {
+		gone, err := lifelineCut(-1)
+		if gone {
 			close(orphaned)
 			return
 		}
+		if err != nil && !logged {
+			// Not a reason to kill the command: the death signal still
+			// stops it, and the next poll may work.
+			fmt.Fprintf(os.Stderr, "toolwire sandbox: watching the program's lifeline: %v\n", err)
+			logged = true
+		}
+		if err != nil {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
+}
+
+// lifelineCut reports whether the lifeline has hung up (the program is
+// gone) or is missing, waiting up to timeout milliseconds (-1: until it
+// does).
+func lifelineCut(timeout int) (bool, error) {
+	fds := []unix.PollFd{{Fd: lifelineFD, Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, timeout)
+	switch {
+	case err == unix.EINTR:
+		return false, nil
+	case err != nil:
+		return false, err
+	case n == 0:
+		return false, nil
+	case fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0:
+		return true, nil
+	}
+	// Readable and not hung up: something was written, which the program
+	// never does. Drained, so that the next poll waits.
+	var buf [64]byte
+	_, _ = unix.Read(lifelineFD, buf[:])
+	return false, nil
 }
 
 // dieOf ends this process by sig, as the command ended; the status is the
@@ -177,6 +220,15 @@ func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
 		if s.Landlock || s.PIDNamespace {
 			if err := dropCapabilities(); err != nil {
 				started <- err
+				return
+			}
+		}
+		// The program may have died before this init was told its
+		// handlers: the command is then not started at all, rather than
+		// started and killed a moment later.
+		if s.Lifeline {
+			if gone, _ := lifelineCut(0); gone {
+				started <- errors.New("the program that ran the command is gone")
 				return
 			}
 		}

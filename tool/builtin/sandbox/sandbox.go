@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 )
 
 // specEnv carries the init's instructions from the program to its re-run.
@@ -125,11 +126,21 @@ func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv
 // Command returns the command that runs script with shell in dir under c's
 // policy, and whether it runs under an init (then stop it with SIGTERM:
 // the init kills what it started and exits; a SIGKILL would let escaped
-// processes live on; bubblewrap ends, and its PID namespace with it). The
-// command's SysProcAttr may be set (the namespaces of a Landlock command's
-// init): a caller sets its own fields in it rather than replacing it.
-// extraEnv are NAME=value pairs the command also gets. In strict mode a
-// policy that cannot be confined here is an error saying why.
+// processes live on; bubblewrap ends, and its PID namespace with it).
+//
+// The command dies with this program (kill -9, a crash), however early in
+// its life: an init of this program's learns of the death from the
+// program's lifeline (see lifeline), and is also sent SIGTERM by the
+// kernel where that cannot strand anything; a shell started directly is
+// sent SIGKILL. Linux sends that parent-death signal when the thread that
+// started the process ends, not the process: start the command from a
+// thread locked (runtime.LockOSThread) until it has been waited for.
+//
+// The command's SysProcAttr is set (the death signal, the namespaces of a
+// Landlock command's init) and so may be its ExtraFiles (the lifeline): a
+// caller sets its own fields and appends its own files, and never replaces
+// either. extraEnv are NAME=value pairs the command also gets. In strict
+// mode a policy that cannot be confined here is an error saying why.
 func (c Containment) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (cmd *exec.Cmd, underInit bool, err error) {
 	p := c.policy
 	if p.Strict && !c.Confined() {
@@ -144,46 +155,50 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 	// raise them (each is hard and soft).
 	args := []string{shell, "-c", ulimits(lim) + `exec "$0" -c "$1"`, shell, script}
 	env := p.environ(extraEnv)
-	if c.Backend == BackendBwrap {
-		// Bubblewrap's PID namespace does the init's work: its init ends
-		// with the shell, and the kernel kills what is left in it. Our init
-		// runs inside it all the same, where the program can run it, for
-		// the lifeline: bubblewrap's own tie to its parent's life misses a
-		// death in its first tens of milliseconds.
-		if c.registered {
-			args, env, err = initArgs(spec{Args: args}, env)
-			if err != nil {
-				return nil, false, err
-			}
+	switch {
+	case c.Backend == BackendBwrap && !c.registered:
+		// Bubblewrap's PID namespace does the init's work (when the shell
+		// ends, so does bwrap's init, and the kernel kills what is left),
+		// and its --die-with-parent ties the namespace to bwrap; the signal
+		// ties bwrap to this program, all but in its first milliseconds.
+		cmd = bwrapCommand(ctx, c.bwrap, p, dir, env, args)
+		dieWith(cmd, syscall.SIGTERM)
+		return cmd, true, nil
+	case c.Backend == BackendBwrap:
+		// Our init runs inside bubblewrap for the lifeline, which bwrap's
+		// own tie to its parent's life lacks: that misses a death in the
+		// first tens of milliseconds. No death signal: one that lands while
+		// bwrap sets up kills it and leaves its child waiting forever for
+		// a word from it; the init, told by the lifeline, ends, and bwrap
+		// with it.
+		if args, env, err = initArgs(spec{Args: args}, env); err != nil {
+			return nil, false, err
 		}
 		cmd = bwrapCommand(ctx, c.bwrap, p, dir, env, args)
-		if c.registered {
-			if cmd.ExtraFiles, err = lifelineFiles(); err != nil {
-				return nil, false, err
-			}
-		}
-		return cmd, true, nil
-	}
-	if !c.registered {
+	case !c.registered:
 		cmd = exec.CommandContext(ctx, shell)
 		cmd.Args = args
 		cmd.Env, cmd.Dir = env, dir
+		dieWith(cmd, syscall.SIGKILL) // the shell; its process group is the caller's to kill
 		return cmd, false, nil
+	default:
+		args, env, err = initArgs(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
+			Landlock: c.Backend == BackendLandlock, PIDNamespace: c.ns != nil}, env)
+		if err != nil {
+			return nil, false, err
+		}
+		cmd = exec.CommandContext(ctx, args[0])
+		cmd.Args = []string{"toolwire-sandbox"}
+		cmd.Env, cmd.Dir = env, dir
+		if c.ns != nil {
+			cmd.SysProcAttr = c.ns.attr()
+		}
+		// The init cleans up on SIGTERM: the signal stops it at once,
+		// the lifeline when it comes too early for the init to hear it.
+		dieWith(cmd, syscall.SIGTERM)
 	}
-	args, env, err = initArgs(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
-		Landlock: c.Backend == BackendLandlock, PIDNamespace: c.ns != nil}, env)
-	if err != nil {
-		return nil, false, err
-	}
-	cmd = exec.CommandContext(ctx, args[0])
-	cmd.Args = []string{"toolwire-sandbox"}
-	cmd.Env, cmd.Dir = env, dir
 	if cmd.ExtraFiles, err = lifelineFiles(); err != nil {
 		return nil, false, err
-	}
-	if c.ns != nil {
-		// The caller adds to these attributes; it must not replace them.
-		cmd.SysProcAttr = c.ns.attr()
 	}
 	return cmd, true, nil
 }
