@@ -136,14 +136,15 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 // command is the contained command that runs command in dir until ctx
 // ends. It dies with the worker (kill -9, a crash: the agent is then told
 // "outcome unknown", and the command must not go on writing after that),
-// as the sandbox ties it to the program's life; a cancel stops the init,
-// which stops the rest.
-func (r bashRunner) command(ctx context.Context, shell, command, dir, key string) (*exec.Cmd, error) {
+// as the sandbox ties it to the program's life; when ctx ends, its init
+// stops it and all it started (the sandbox's Cancel), or its process group
+// is killed where there is no init.
+func (r bashRunner) command(ctx context.Context, shell, command, dir, key string) (*sandbox.Cmd, error) {
 	var extra []string
 	if key != "" {
 		extra = append(extra, tool.IdempotencyEnv+"="+key)
 	}
-	cmd, underInit, err := r.contain().Command(ctx, shell, command, dir, extra)
+	cmd, err := r.contain().Command(ctx, shell, command, dir, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -151,13 +152,8 @@ func (r bashRunner) command(ctx context.Context, shell, command, dir, key string
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true // besides the sandbox's own fields
-	cmd.Cancel = func() error {
-		if underInit {
-			// The init kills the whole tree, escaped sessions included;
-			// killed at once, it would leave them to PID 1.
-			return cmd.Process.Signal(syscall.SIGTERM)
-		}
-		return killGroup(cmd.Process.Pid)
+	if !cmd.UnderInit {
+		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	}
 	cmd.WaitDelay = stopGrace // then the init itself is killed
 	return cmd, nil

@@ -16,14 +16,14 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "sandbox-example-")
 	defer os.RemoveAll(dir)
 	os.Setenv("EXAMPLE_SECRET", "not for commands")
-	cmd, underInit, err := sandbox.Policy{}.Command(context.Background(), "bash",
+	cmd, err := sandbox.Policy{}.Command(context.Background(), "bash",
 		`sleep 300 & echo "secret=[$EXAMPLE_SECRET]"`, dir, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	out, err := cmd.Output() // returns at once: the init kills the background sleep
-	fmt.Printf("under init: %v, %s", underInit, out)
+	fmt.Printf("under init: %v, %s", cmd.UnderInit, out)
 	fmt.Println("error:", err)
 	// Output:
 	// under init: true, secret=[]

@@ -86,18 +86,18 @@ func runInit(s spec) int {
 		fmt.Fprintf(os.Stderr, "toolwire sandbox: subreaper: %v\n", err)
 		return 126
 	}
-	// The program's death, told by its lifeline: clean up, then go. Watched
-	// before the command starts, so that nothing the command does can
-	// outlive the program unnoticed.
-	orphaned := make(chan struct{})
+	// The end of the call or of the program, told by the lifeline: clean
+	// up, then go. Watched before the command starts, so that nothing the
+	// command does can outlive either unnoticed.
+	cut := make(chan struct{})
 	if s.Lifeline {
 		// Kept from the command before it starts, not by the watcher
 		// whenever it runs.
 		syscall.CloseOnExec(lifelineFD)
-		go watchLifeline(orphaned)
+		go watchLifeline(cut)
 	}
-	// SIGTERM is how the executor stops a command (a timeout, a cancel, its
-	// own death through the parent-death signal): clean up, then go.
+	// SIGTERM, from whoever sends it (an operator, a program that stops
+	// its commands so): clean up, then go.
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	cmd := exec.Command(s.Args[0], s.Args[1:]...)
@@ -117,7 +117,7 @@ func runInit(s spec) int {
 		killTree()
 		<-waited
 		return dieOf(sig.(syscall.Signal))
-	case <-orphaned:
+	case <-cut:
 		killTree()
 		<-waited
 		return dieOf(syscall.SIGKILL)
@@ -137,20 +137,21 @@ func runInit(s spec) int {
 	return 126
 }
 
-// watchLifeline closes orphaned once the program that started this init is
-// gone: its lifeline (lifelineFD) then hangs up. Nothing is ever written
-// to it. It polls rather than reads, as the descriptor's blocking mode is
-// the program's to set.
-func watchLifeline(orphaned chan<- struct{}) {
+// watchLifeline closes cut once the program that started this init has
+// let the command's lifeline (lifelineFD) go, or is gone: the lifeline
+// then hangs up. Nothing is ever written to it. It polls rather than
+// reads, as the descriptor's blocking mode is the program's to set.
+func watchLifeline(cut chan<- struct{}) {
 	for logged := false; ; {
 		gone, err := lifelineCut(-1)
 		if gone {
-			close(orphaned)
+			close(cut)
 			return
 		}
 		if err != nil && !logged {
-			// Not a reason to kill the command: the death signal still
-			// stops it, and the next poll may work.
+			// Not a reason to kill the command: the next poll may work,
+			// and the program still stops the init with a signal when it
+			// has waited long enough.
 			fmt.Fprintf(os.Stderr, "toolwire sandbox: watching the program's lifeline: %v\n", err)
 			logged = true
 		}
@@ -160,8 +161,8 @@ func watchLifeline(orphaned chan<- struct{}) {
 	}
 }
 
-// lifelineCut reports whether the lifeline has hung up (the program is
-// gone) or is missing, waiting up to timeout milliseconds (-1: until it
+// lifelineCut reports whether the lifeline has hung up or is missing,
+// waiting up to timeout milliseconds (-1: until it
 // does).
 func lifelineCut(timeout int) (bool, error) {
 	fds := []unix.PollFd{{Fd: lifelineFD, Events: unix.POLLIN}}
@@ -223,12 +224,12 @@ func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
 				return
 			}
 		}
-		// The program may have died before this init was told its
-		// handlers: the command is then not started at all, rather than
+		// The call may have ended, or the program died, while this init
+		// started: the command is then not started at all, rather than
 		// started and killed a moment later.
 		if s.Lifeline {
 			if gone, _ := lifelineCut(0); gone {
-				started <- errors.New("the program that ran the command is gone")
+				started <- errors.New("the command's call ended before it started")
 				return
 			}
 		}

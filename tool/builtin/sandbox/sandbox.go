@@ -13,9 +13,10 @@
 // the program re-executes itself, so it must call Main first thing in main
 // (and in TestMain). The init is PID 1 of a PID and mount namespace of its
 // own (in a user namespace when not root) where the host allows one. It
-// holds the program's lifeline: when the program dies, however early in
-// the command's life, the init kills the command and all it started. Under
-// bubblewrap the same init runs inside the sandbox, for the lifeline. A
+// holds the command's lifeline: when the call ends or the program dies,
+// however early in the command's life, the init kills the command and all
+// it started. Under bubblewrap the same init runs inside the sandbox, for
+// the lifeline. A
 // program that does not call Main gets bubblewrap where it is installed,
 // else the environment, the limits and the process group, not the rest;
 // Status says which.
@@ -98,7 +99,7 @@ type spec struct {
 	// Probe has the init ready its namespaces and exit, to learn whether
 	// the host allows them.
 	Probe bool `json:"probe,omitempty"`
-	// Lifeline says the init has the program's lifeline on lifelineFD.
+	// Lifeline says the init has its command's lifeline on lifelineFD.
 	Lifeline bool `json:"lifeline,omitempty"`
 }
 
@@ -119,32 +120,34 @@ func Status() string { return Policy{}.Containment().Status }
 // as Containment.Command does. It works the containment out first, which
 // costs a process or two: a caller that runs many commands under one
 // policy works it out once, with Containment, and keeps it.
-func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (cmd *exec.Cmd, underInit bool, err error) {
+func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (*Cmd, error) {
 	return p.Containment().Command(ctx, shell, script, dir, extraEnv)
 }
 
 // Command returns the command that runs script with shell in dir under c's
-// policy, and whether it runs under an init (then stop it with SIGTERM:
-// the init kills what it started and exits; a SIGKILL would let escaped
-// processes live on; bubblewrap ends, and its PID namespace with it).
+// policy until ctx ends. extraEnv are NAME=value pairs the command also
+// gets. In strict mode a policy that cannot be confined here is an error
+// saying why.
 //
-// The command dies with this program (kill -9, a crash), however early in
-// its life: an init of this program's learns of the death from the
-// program's lifeline (see lifeline), and is also sent SIGTERM by the
-// kernel where that cannot strand anything; a shell started directly is
-// sent SIGKILL. Linux sends that parent-death signal when the thread that
-// started the process ends, not the process: start the command from a
-// thread locked (runtime.LockOSThread) until it has been waited for.
+// A command under an init of this program's is stopped through its
+// lifeline (see lifeline) when ctx ends or the program dies, however early
+// in its life: the init kills everything the command started, escaped
+// sessions included, and exits. Its Cancel is set to that: a caller keeps
+// it, and gives the command a WaitDelay after which the init itself is
+// killed. A command without one (the program does not call Main) dies
+// with the program by the parent-death signal, which Linux sends when the
+// thread that started the process ends, not the process: start it from a
+// thread locked (runtime.LockOSThread) until it has been waited for; its
+// process group is the caller's to kill.
 //
-// The command's SysProcAttr is set (the death signal, the namespaces of a
-// Landlock command's init) and so may be its ExtraFiles (the lifeline): a
+// The command's SysProcAttr may be set (the death signal, the namespaces of
+// a Landlock command's init) and so may its ExtraFiles (the lifeline): a
 // caller sets its own fields and appends its own files, and never replaces
-// either. extraEnv are NAME=value pairs the command also gets. In strict
-// mode a policy that cannot be confined here is an error saying why.
-func (c Containment) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (cmd *exec.Cmd, underInit bool, err error) {
+// either.
+func (c Containment) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (*Cmd, error) {
 	p := c.policy
 	if p.Strict && !c.Confined() {
-		return nil, false, fmt.Errorf("the command is not run: strict sandbox mode, and Bash cannot be confined here (%s)", c.Status)
+		return nil, fmt.Errorf("the command is not run: strict sandbox mode, and Bash cannot be confined here (%s)", c.Status)
 	}
 	lim := DefaultLimits()
 	if p.Limits != nil {
@@ -155,6 +158,7 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 	// raise them (each is hard and soft).
 	args := []string{shell, "-c", ulimits(lim) + `exec "$0" -c "$1"`, shell, script}
 	env := p.environ(extraEnv)
+	var cmd *exec.Cmd
 	switch {
 	case c.Backend == BackendBwrap && !c.registered:
 		// Bubblewrap's PID namespace does the init's work (when the shell
@@ -163,29 +167,29 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 		// ties bwrap to this program, all but in its first milliseconds.
 		cmd = bwrapCommand(ctx, c.bwrap, p, dir, env, args)
 		dieWith(cmd, syscall.SIGTERM)
-		return cmd, true, nil
-	case c.Backend == BackendBwrap:
-		// Our init runs inside bubblewrap for the lifeline, which bwrap's
-		// own tie to its parent's life lacks: that misses a death in the
-		// first tens of milliseconds. No death signal: one that lands while
-		// bwrap sets up kills it and leaves its child waiting forever for
-		// a word from it; the init, told by the lifeline, ends, and bwrap
-		// with it.
-		if args, env, err = initArgs(spec{Args: args}, env); err != nil {
-			return nil, false, err
-		}
-		cmd = bwrapCommand(ctx, c.bwrap, p, dir, env, args)
+		return &Cmd{Cmd: cmd, UnderInit: true}, nil
 	case !c.registered:
 		cmd = exec.CommandContext(ctx, shell)
 		cmd.Args = args
 		cmd.Env, cmd.Dir = env, dir
-		dieWith(cmd, syscall.SIGKILL) // the shell; its process group is the caller's to kill
-		return cmd, false, nil
+		dieWith(cmd, syscall.SIGKILL)
+		return &Cmd{Cmd: cmd}, nil
+	case c.Backend == BackendBwrap:
+		// Our init runs inside bubblewrap for the lifeline, which bwrap
+		// lacks: its own tie to its parent's life misses a death in the
+		// first tens of milliseconds, and a signal that kills it while it
+		// sets up strands its child. Told by the lifeline, the init ends,
+		// and bwrap with it.
+		initCmd, initEnv, err := initArgs(spec{Args: args}, env)
+		if err != nil {
+			return nil, err
+		}
+		cmd = bwrapCommand(ctx, c.bwrap, p, dir, initEnv, initCmd)
 	default:
-		args, env, err = initArgs(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
+		args, env, err := initArgs(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
 			Landlock: c.Backend == BackendLandlock, PIDNamespace: c.ns != nil}, env)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		cmd = exec.CommandContext(ctx, args[0])
 		cmd.Args = []string{"toolwire-sandbox"}
@@ -193,14 +197,14 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 		if c.ns != nil {
 			cmd.SysProcAttr = c.ns.attr()
 		}
-		// The init cleans up on SIGTERM: the signal stops it at once,
-		// the lifeline when it comes too early for the init to hear it.
-		dieWith(cmd, syscall.SIGTERM)
 	}
-	if cmd.ExtraFiles, err = lifelineFiles(); err != nil {
-		return nil, false, err
+	line, err := newLifeline()
+	if err != nil {
+		return nil, err
 	}
-	return cmd, true, nil
+	cmd.ExtraFiles = []*os.File{line.r}
+	cmd.Cancel = line.end
+	return &Cmd{Cmd: cmd, UnderInit: true, line: line}, nil
 }
 
 // initArgs are the program and environment that run this program as the
@@ -216,15 +220,6 @@ func initArgs(s spec, env []string) (args, initEnv []string, err error) {
 		return nil, nil, err
 	}
 	return []string{self}, append(env, specEnv+"="+string(b)), nil
-}
-
-// lifelineFiles are a command's extra files: the lifeline, on lifelineFD.
-func lifelineFiles() ([]*os.File, error) {
-	alive, err := lifeline()
-	if err != nil {
-		return nil, err
-	}
-	return []*os.File{alive}, nil
 }
 
 // environ is the command's environment: the allowed variables of this

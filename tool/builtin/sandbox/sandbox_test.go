@@ -37,15 +37,15 @@ func TestStatusAndExit(t *testing.T) {
 	for _, b := range []sandbox.Backend{sandbox.BackendNone, sandbox.BackendLandlock} {
 		t.Run(string(b), func(t *testing.T) {
 			p := sandbox.Policy{Sandbox: b} // the init, with Landlock or without
-			cmd, underInit, err := p.Command(ctx, shell(t), "exit 7", t.TempDir(), nil)
-			if err != nil || !underInit {
-				t.Fatalf("Command: under init %v, %v", underInit, err)
+			cmd, err := p.Command(ctx, shell(t), "exit 7", t.TempDir(), nil)
+			if err != nil || !cmd.UnderInit {
+				t.Fatalf("Command: %+v, %v", cmd, err)
 			}
 			var ee *exec.ExitError
 			if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 7 {
 				t.Errorf("exit 7: %v", err)
 			}
-			cmd, _, _ = p.Command(ctx, shell(t), "kill -KILL $$", t.TempDir(), nil)
+			cmd, _ = p.Command(ctx, shell(t), "kill -KILL $$", t.TempDir(), nil)
 			start := time.Now()
 			err = cmd.Run()
 			if !errors.As(err, &ee) {
@@ -78,7 +78,7 @@ func TestStatusAndExit(t *testing.T) {
 func TestEnvironment(t *testing.T) {
 	t.Setenv("SANDBOX_TEST_SECRET", "nope")
 	t.Setenv("SANDBOX_TEST_OK", "yes")
-	cmd, _, err := sandbox.Policy{Env: []string{"SANDBOX_TEST_OK"}}.Command(context.Background(), shell(t), "env", t.TempDir(), []string{"EXTRA=1"})
+	cmd, err := sandbox.Policy{Env: []string{"SANDBOX_TEST_OK"}}.Command(context.Background(), shell(t), "env", t.TempDir(), []string{"EXTRA=1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,9 +108,9 @@ func TestBwrap(t *testing.T) {
 	}
 	t.Setenv("SANDBOX_TEST_SECRET", "nope")
 	ctx := context.Background()
-	cmd, underInit, err := p.Command(ctx, shell(t), `env; exit 7`, t.TempDir(), []string{"EXTRA=1"})
-	if err != nil || !underInit {
-		t.Fatalf("Command: under init %v, %v", underInit, err)
+	cmd, err := p.Command(ctx, shell(t), `env; exit 7`, t.TempDir(), []string{"EXTRA=1"})
+	if err != nil || !cmd.UnderInit {
+		t.Fatalf("Command: %+v, %v", cmd, err)
 	}
 	out, err := cmd.Output()
 	var ee *exec.ExitError
@@ -120,7 +120,7 @@ func TestBwrap(t *testing.T) {
 	if strings.Contains(string(out), "nope") || !strings.Contains(string(out), "EXTRA=1") {
 		t.Errorf("environment:\n%s", out)
 	}
-	cmd, _, _ = p.Command(ctx, shell(t), "kill -KILL $$", t.TempDir(), nil)
+	cmd, _ = p.Command(ctx, shell(t), "kill -KILL $$", t.TempDir(), nil)
 	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGKILL) {
 		t.Errorf("a command killed by SIGKILL: %v", err)
 	}
@@ -143,7 +143,7 @@ func TestBwrapBroken(t *testing.T) {
 	if c.Backend != sandbox.BackendNone || c.Confined() || !strings.Contains(c.Status, want) {
 		t.Errorf("containment %+v", c)
 	}
-	if _, _, err := p.Command(context.Background(), shell(t), "true", t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := p.Command(context.Background(), shell(t), "true", t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("strict: %v", err)
 	}
 }
