@@ -54,9 +54,33 @@ const catchUpWait = 10 * time.Second
 func (c *Client) pendingApprovals(turn string, fn func(*schemas.ApprovalRequest)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), catchUpWait)
 	defer cancel()
+	for {
+		err := c.readPending(ctx, turn, fn)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || !readAgain(err) {
+			return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
+		}
+		// No reader answers for now (the stages starting or restarting):
+		// asked again within the bound; fn drops what it has seen.
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
+		case <-time.After(catchUpPause):
+		}
+	}
+}
+
+// catchUpPause is the wait before the stored requests are read again.
+const catchUpPause = 100 * time.Millisecond
+
+// readPending reads the turn's stored requests once and delivers those
+// that have no decision yet.
+func (c *Client) readPending(ctx context.Context, turn string, fn func(*schemas.ApprovalRequest)) error {
 	sp := c.cfg.Space
 	stream := sp.ApprovalStream()
-	err := c.readAfter(ctx, subjects.ReadApprovals, turn, 0, func(m *stored) error {
+	return c.readAfter(ctx, subjects.ReadApprovals, turn, 0, func(m *stored) error {
 		if _, copied := schemas.CopiedFrom(m.header, sp.ApprovalRequests(c.cfg.Tenant, turn)); copied {
 			return nil // another tenant's message aimed here (schemas.CopiedFrom)
 		}
@@ -80,10 +104,6 @@ func (c *Client) pendingApprovals(turn string, fn func(*schemas.ApprovalRequest)
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("client: approvals of turn %s: %w", turn, err)
-	}
-	return nil
 }
 
 // Decide answers the approval request of call seq: allow runs it, a refusal

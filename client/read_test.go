@@ -29,6 +29,13 @@ type readEnv struct {
 
 func startRead(t *testing.T, ctx context.Context) *readEnv {
 	t.Helper()
+	return startReadAfter(t, ctx, 0)
+}
+
+// startReadAfter is startRead with the reader started after delay, as
+// when the client asks before the stages are up or while they restart.
+func startReadAfter(t *testing.T, ctx context.Context, delay time.Duration) *readEnv {
+	t.Helper()
 	srv, err := embedded.Start(embedded.Options{StoreDir: t.TempDir(), MaxMemory: 64 << 20, MaxStore: 256 << 20})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +63,13 @@ func startRead(t *testing.T, ctx context.Context) *readEnv {
 	}
 	rctx, stop := context.WithCancel(ctx)
 	ran := make(chan error, 1)
-	go func() { ran <- rd.Run(rctx) }()
+	go func() {
+		select {
+		case <-time.After(delay):
+		case <-rctx.Done():
+		}
+		ran <- rd.Run(rctx)
+	}()
 	t.Cleanup(func() {
 		stop()
 		if err := <-ran; err != nil {
@@ -284,4 +297,18 @@ func TestGapReadCluster(t *testing.T) {
 	if info := s.CachedInfo(); info.Config.Replicas != 3 || !info.Config.AllowDirect || info.State.Consumers != 0 {
 		t.Errorf("out stream: %d replicas, allow direct %v, %d consumers; want 3, true, 0", info.Config.Replicas, info.Config.AllowDirect, info.State.Consumers)
 	}
+}
+
+// TestApprovalsWaitForAReader: a feed started while no reader answers yet
+// (the stages starting, or restarting) reads the pending requests once one
+// does, rather than failing with "no responders".
+func TestApprovalsWaitForAReader(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := startReadAfter(t, ctx, 700*time.Millisecond)
+	stop, err := e.c.Approvals("late", func(*schemas.ApprovalRequest) {})
+	if err != nil {
+		t.Fatalf("approvals before the reader is up: %v", err)
+	}
+	stop()
 }
