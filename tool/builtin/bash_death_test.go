@@ -100,8 +100,21 @@ func runDeathHarness(arg string) int {
 	return 0
 }
 
+// holdOn is shell text with which a command tries to outlive its call: it
+// takes every pipe it can open of its init and of the init's parent (the
+// worker, when no namespace hides it), its lifeline among them where
+// nothing keeps it out, and holds them open. Read and write, as a pipe
+// opened for writing alone waits for a reader.
+const holdOn = `read -r _ _ _ worker _ < /proc/$PPID/stat
+n=20
+for f in /proc/$PPID/fd/* /proc/$worker/fd/*; do
+  case $(readlink "$f") in pipe:*) eval "exec $n<>$f" && n=$((n+1)) ;; esac
+done 2>/dev/null
+`
+
 // runDyingWorker starts, as the Bash tool does, a command that would write
-// dir/wrote a second later, lets delay pass and kills itself. A delay of 0
+// dir/wrote a second later from a session of its own, after trying to hold
+// its lifeline open (holdOn), lets delay pass and kills itself. A delay of 0
 // lands the death while the command's sandbox is still starting: before
 // its init's runtime has a handler for any signal, or while bubblewrap
 // sets up. The delay "wait" waits for the command instead.
@@ -129,7 +142,7 @@ func runDyingWorker(arg string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := bashRunner{contain: sandbox.Policy{Sandbox: sandbox.Backend(parts[0])}.Containment}
-	cmd, err := r.command(ctx, shell, "sleep 1; touch "+filepath.Join(parts[2], "wrote"), parts[2], "")
+	cmd, err := r.command(ctx, shell, holdOn+"( setsid sh -c 'sleep 1; touch "+filepath.Join(parts[2], "wrote")+"' & ); sleep 1.5", parts[2], "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -184,7 +197,8 @@ func TestBashDiesWithWorker(t *testing.T) {
 			}
 			// At once, many times over, then later: all at the same time,
 			// which loads the machine as the worst moments do.
-			delays := []string{waitForCommand, "100µs", "1ms", "5ms", "50ms"}
+			// Half a second in, the command has taken what it could.
+			delays := []string{waitForCommand, "100µs", "1ms", "5ms", "50ms", "500ms", cancelPrefix + "500ms"}
 			for range 12 {
 				delays = append(delays, "0s")
 			}

@@ -136,9 +136,9 @@ func (r bashRunner) runInto(ctx context.Context, out *cappedBuffer, command, dir
 // command is the contained command that runs command in dir until ctx
 // ends. It dies with the worker (kill -9, a crash: the agent is then told
 // "outcome unknown", and the command must not go on writing after that),
-// as the sandbox ties it to the program's life; when ctx ends, its init
-// stops it and all it started (the sandbox's Cancel), or its process group
-// is killed where there is no init.
+// as the sandbox ties it to the program's life; when ctx ends, the
+// sandbox's Cancel stops it and all it started, or its process group is
+// killed where it has no init.
 func (r bashRunner) command(ctx context.Context, shell, command, dir, key string) (*sandbox.Cmd, error) {
 	var extra []string
 	if key != "" {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,12 +38,14 @@ func Main() {
 		return
 	}
 	os.Unsetenv(specEnv)
+	line := os.Getenv(lifelineEnv)
+	os.Unsetenv(lifelineEnv)
 	var s spec
 	if err := json.Unmarshal([]byte(raw), &s); err != nil || len(s.Args) == 0 && !s.Probe {
 		fmt.Fprintf(os.Stderr, "toolwire sandbox: bad instructions: %v\n", err)
 		os.Exit(126)
 	}
-	os.Exit(runInit(s))
+	os.Exit(runInit(s, line))
 }
 
 // landlockABI is the kernel's Landlock ABI version, 0 without Landlock.
@@ -59,7 +62,7 @@ func landlockABI() int {
 // itself (and so the command), runs the command, then kills whatever is
 // left and returns the command's status. In a PID namespace the kernel
 // also kills whatever is left when the init exits.
-func runInit(s spec) int {
+func runInit(s spec, line string) int {
 	// First of all, while it is the only process of its namespace: what
 	// /proc shows from here on is that namespace.
 	if s.PIDNamespace {
@@ -91,13 +94,17 @@ func runInit(s spec) int {
 	// command does can outlive either unnoticed.
 	cut := make(chan struct{})
 	if s.Lifeline {
+		if line == "" || pipeID(lifelineFD) != line {
+			fmt.Fprintf(os.Stderr, "toolwire sandbox: %v\n", errNoLifeline)
+			return 126
+		}
 		// Kept from the command before it starts, not by the watcher
 		// whenever it runs.
 		syscall.CloseOnExec(lifelineFD)
 		go watchLifeline(cut)
 	}
-	// SIGTERM, from whoever sends it (an operator, a program that stops
-	// its commands so): clean up, then go.
+	// SIGTERM (the program's besides the lifeline where a command could
+	// hold that open, or an operator's): clean up, then go.
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	cmd := exec.Command(s.Args[0], s.Args[1:]...)
@@ -106,6 +113,9 @@ func runInit(s spec) int {
 	// /dev/tty (writable under Landlock) is not the server's terminal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setsid: true}
 	waited, err := startConfined(s, cmd)
+	if errors.Is(err, errCallEnded) {
+		return 126 // said by the call's own end: nobody reads this output
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolwire sandbox: %v\n", err)
 		return 126
@@ -161,9 +171,9 @@ func watchLifeline(cut chan<- struct{}) {
 	}
 }
 
-// lifelineCut reports whether the lifeline has hung up or is missing,
-// waiting up to timeout milliseconds (-1: until it
-// does).
+// lifelineCut reports whether the lifeline has hung up, waiting up to
+// timeout milliseconds (-1: until it does). A missing lifeline counts as
+// cut, with errNoLifeline.
 func lifelineCut(timeout int) (bool, error) {
 	fds := []unix.PollFd{{Fd: lifelineFD, Events: unix.POLLIN}}
 	n, err := unix.Poll(fds, timeout)
@@ -174,7 +184,9 @@ func lifelineCut(timeout int) (bool, error) {
 		return false, err
 	case n == 0:
 		return false, nil
-	case fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0:
+	case fds[0].Revents&unix.POLLNVAL != 0:
+		return true, errNoLifeline // closed since: the init's own doing
+	case fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0:
 		return true, nil
 	}
 	// Readable and not hung up: something was written, which the program
@@ -197,6 +209,14 @@ func dieOf(sig syscall.Signal) int {
 	time.Sleep(time.Second) // the signal is delivered asynchronously
 	return 128 + int(sig)
 }
+
+// errNoLifeline is the refusal to start a command whose init was told of
+// a lifeline it does not have.
+var errNoLifeline = fmt.Errorf("no lifeline on descriptor %d: start the command with sandbox.Cmd's Start", lifelineFD)
+
+// errCallEnded is the refusal to start a command whose lifeline was cut
+// while its init started.
+var errCallEnded = errors.New("the command's call ended before it started")
 
 // startConfined starts cmd from a thread of its own that Landlock confines
 // and that drops every capability first, and returns where its Wait will
@@ -228,8 +248,8 @@ func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
 		// started: the command is then not started at all, rather than
 		// started and killed a moment later.
 		if s.Lifeline {
-			if gone, _ := lifelineCut(0); gone {
-				started <- errors.New("the command's call ended before it started")
+			if gone, err := lifelineCut(0); gone {
+				started <- cmp.Or(err, errCallEnded)
 				return
 			}
 		}

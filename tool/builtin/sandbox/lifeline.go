@@ -2,35 +2,45 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 )
 
 // lifelineFD is the descriptor the init finds its lifeline on: the first
 // of a command's extra files.
 const lifelineFD = 3
 
+// lifelineEnv tells the init which pipe its lifeline is (pipeID): a
+// descriptor 3 it did not get from Start (its runtime opens files of its
+// own as it starts) is not taken for one.
+const lifelineEnv = "TOOLWIRE_SANDBOX_LIFELINE"
+
 // Cmd is a contained command: an exec.Cmd, and the lifeline of its init.
 // Start, Wait, Run, Output and CombinedOutput are exec.Cmd's with the
-// lifeline held and let go; start and wait through them, never through
-// the embedded exec.Cmd's own.
+// lifeline made, held and let go; start and wait through them: the
+// embedded exec.Cmd's own start the init without a lifeline, which it
+// takes for the end of its call (the command does not run).
 type Cmd struct {
 	*exec.Cmd
-	// UnderInit says the command runs under an init, which stops the
-	// whole command (escaped sessions included) when its context ends.
+	// UnderInit says the command runs under an init (this program's or
+	// bubblewrap's), which stops the whole command, escaped sessions
+	// included, when its context ends.
 	UnderInit bool
 
-	line *lifeline // nil for a command without an init of this program's
+	lifeline bool      // the init expects a lifeline
+	line     *lifeline // made by Start
 }
 
 // lifeline ties an init to the command's call and to this program's life.
 // It is a pipe whose read end the init gets (on lifelineFD) and whose
 // write end only this process holds: the init reads end-of-file once the
 // write end is closed, when the command's context ends (a timeout, a
-// cancel, a lost claim) or when the program dies, however it died and
-// however early in the init's life.
+// cancel, a lost claim), after Wait, or when the program dies, however it
+// died and however early in the init's life.
 //
 // Signals cannot promise that. An init that is PID 1 of its namespace
 // drops any signal it has no handler for, and it has none until its
@@ -43,33 +53,45 @@ type lifeline struct {
 	cut  sync.Once
 }
 
-// newLifeline makes a command's lifeline. Both ends are close-on-exec:
-// the init gets its copy of r as an extra file, and no command a copy of w.
-func newLifeline() (*lifeline, error) {
+// end closes the write end: the init stops the command and exits.
+func (l *lifeline) end() {
+	l.cut.Do(func() { l.w.Close() })
+}
+
+// Start starts the command, with its lifeline where it has an init. Both
+// ends of the pipe are close-on-exec: the init gets its copy of the read
+// end as its first extra file, and no other command a copy of the write
+// end; once the init has started, this process keeps only the write end.
+func (c *Cmd) Start() error {
+	if !c.lifeline || c.Process != nil {
+		return c.Cmd.Start() // a second Start is exec's error, and cuts nothing
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: a command's lifeline: %w", err)
+		return fmt.Errorf("sandbox: a command's lifeline: %w", err)
 	}
-	return &lifeline{r: r, w: w}, nil
-}
-
-// end closes the write end: the init stops the command and exits.
-func (l *lifeline) end() error {
-	l.cut.Do(func() { l.w.Close() })
-	return nil
-}
-
-// Start starts the command. The command's own copy of the lifeline's read
-// end is all there is once it has started.
-func (c *Cmd) Start() error {
-	err := c.Cmd.Start()
-	if c.line != nil {
-		c.line.r.Close()
-		if err != nil {
-			c.line.end()
-		}
+	c.line = &lifeline{r: r, w: w}
+	c.ExtraFiles = append([]*os.File{r}, c.ExtraFiles...)
+	c.Env = append(c.Env, lifelineEnv+"="+pipeID(int(r.Fd())))
+	err = c.Cmd.Start()
+	r.Close()
+	if err != nil {
+		c.line.end()
 	}
 	return err
+}
+
+// stop is the command's Cancel: the lifeline is cut, and the init is also
+// told by SIGTERM, for an init that a command could keep from reading its
+// lifeline's end (see Containment.Command).
+func (c *Cmd) stop(signal bool) error {
+	if c.line != nil {
+		c.line.end()
+	}
+	if signal {
+		return c.Process.Signal(syscall.SIGTERM)
+	}
+	return nil
 }
 
 // Wait waits for the command to end, then lets its lifeline go.
@@ -89,8 +111,12 @@ func (c *Cmd) Run() error {
 	return c.Wait()
 }
 
-// Output runs the command and returns its standard output.
+// Output runs the command and returns its standard output. Unlike
+// exec.Cmd's, it does not keep standard error in the ExitError.
 func (c *Cmd) Output() ([]byte, error) {
+	if c.Stdout != nil {
+		return nil, errors.New("exec: Stdout already set")
+	}
 	var out bytes.Buffer
 	c.Stdout = &out
 	err := c.Run()
@@ -100,6 +126,9 @@ func (c *Cmd) Output() ([]byte, error) {
 // CombinedOutput runs the command and returns its standard output and
 // standard error together.
 func (c *Cmd) CombinedOutput() ([]byte, error) {
+	if c.Stdout != nil || c.Stderr != nil {
+		return nil, errors.New("exec: Stdout or Stderr already set")
+	}
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	err := c.Run()

@@ -15,11 +15,10 @@
 // own (in a user namespace when not root) where the host allows one. It
 // holds the command's lifeline: when the call ends or the program dies,
 // however early in the command's life, the init kills the command and all
-// it started. Under bubblewrap the same init runs inside the sandbox, for
-// the lifeline. A
-// program that does not call Main gets bubblewrap where it is installed,
-// else the environment, the limits and the process group, not the rest;
-// Status says which.
+// it started. Under bubblewrap the same init runs inside the sandbox, as
+// PID 1 of its namespace, for the lifeline. A program that does not call
+// Main gets bubblewrap where it is installed, else the environment, the
+// limits and the process group, not the rest; Status says which.
 package sandbox
 
 import (
@@ -134,16 +133,23 @@ func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv
 // in its life: the init kills everything the command started, escaped
 // sessions included, and exits. Its Cancel is set to that: a caller keeps
 // it, and gives the command a WaitDelay after which the init itself is
-// killed. A command without one (the program does not call Main) dies
-// with the program by the parent-death signal, which Linux sends when the
-// thread that started the process ends, not the process: start it from a
-// thread locked (runtime.LockOSThread) until it has been waited for; its
-// process group is the caller's to kill.
+// killed. Where nothing keeps the command from the program's processes
+// (no Landlock domain, no PID namespace: the none backend) it could take
+// a write end of its own lifeline from /proc and so hold it open; there
+// the init is also sent SIGTERM, by Cancel and at the program's death.
 //
-// The command's SysProcAttr may be set (the death signal, the namespaces of
-// a Landlock command's init) and so may its ExtraFiles (the lifeline): a
-// caller sets its own fields and appends its own files, and never replaces
-// either.
+// A command without an init of this program's (the program does not call
+// Main) dies with the program by the parent-death signal alone, which
+// Linux sends when the thread that started the process ends, not the
+// process: start it from a thread locked (runtime.LockOSThread) until it
+// has been waited for. Under bubblewrap its Cancel is exec's, which kills
+// bwrap and so its namespace; else its process group is the caller's to
+// kill.
+//
+// The command's SysProcAttr may be set (the death signal, the namespaces
+// of a Landlock command's init): a caller sets its own fields in it rather
+// than replacing it. A caller's ExtraFiles come after the lifeline's
+// descriptor.
 func (c Containment) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (*Cmd, error) {
 	p := c.policy
 	if p.Strict && !c.Confined() {
@@ -158,53 +164,55 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 	// raise them (each is hard and soft).
 	args := []string{shell, "-c", ulimits(lim) + `exec "$0" -c "$1"`, shell, script}
 	env := p.environ(extraEnv)
-	var cmd *exec.Cmd
 	switch {
 	case c.Backend == BackendBwrap && !c.registered:
 		// Bubblewrap's PID namespace does the init's work (when the shell
 		// ends, so does bwrap's init, and the kernel kills what is left),
 		// and its --die-with-parent ties the namespace to bwrap; the signal
 		// ties bwrap to this program, all but in its first milliseconds.
-		cmd = bwrapCommand(ctx, c.bwrap, p, dir, env, args)
+		cmd := bwrapCommand(ctx, c.bwrap, p, dir, env, args, false)
 		dieWith(cmd, syscall.SIGTERM)
 		return &Cmd{Cmd: cmd, UnderInit: true}, nil
 	case !c.registered:
-		cmd = exec.CommandContext(ctx, shell)
+		cmd := exec.CommandContext(ctx, shell)
 		cmd.Args = args
 		cmd.Env, cmd.Dir = env, dir
 		dieWith(cmd, syscall.SIGKILL)
 		return &Cmd{Cmd: cmd}, nil
 	case c.Backend == BackendBwrap:
-		// Our init runs inside bubblewrap for the lifeline, which bwrap
-		// lacks: its own tie to its parent's life misses a death in the
-		// first tens of milliseconds, and a signal that kills it while it
-		// sets up strands its child. Told by the lifeline, the init ends,
-		// and bwrap with it.
+		// Our init runs inside bubblewrap, as PID 1 of its namespace (out
+		// of the command's reach: no signal of the command's stops it),
+		// for the lifeline, which bwrap lacks: its own tie to its parent's
+		// life misses a death in the first tens of milliseconds. Bwrap
+		// gets no signal of ours: one that kills it while it sets up
+		// strands its child. Told by the lifeline, the init ends, and
+		// bwrap with it.
 		initCmd, initEnv, err := initArgs(spec{Args: args}, env)
 		if err != nil {
 			return nil, err
 		}
-		cmd = bwrapCommand(ctx, c.bwrap, p, dir, initEnv, initCmd)
-	default:
-		args, env, err := initArgs(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
-			Landlock: c.Backend == BackendLandlock, PIDNamespace: c.ns != nil}, env)
-		if err != nil {
-			return nil, err
-		}
-		cmd = exec.CommandContext(ctx, args[0])
-		cmd.Args = []string{"toolwire-sandbox"}
-		cmd.Env, cmd.Dir = env, dir
-		if c.ns != nil {
-			cmd.SysProcAttr = c.ns.attr()
-		}
+		out := &Cmd{Cmd: bwrapCommand(ctx, c.bwrap, p, dir, initEnv, initCmd, true), UnderInit: true, lifeline: true}
+		out.Cancel = func() error { return out.stop(false) }
+		return out, nil
 	}
-	line, err := newLifeline()
+	initCmd, initEnv, err := initArgs(spec{Args: args, Writable: append([]string{dir}, p.Writable...), Network: p.Network,
+		Landlock: c.Backend == BackendLandlock, PIDNamespace: c.ns != nil}, env)
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = []*os.File{line.r}
-	cmd.Cancel = line.end
-	return &Cmd{Cmd: cmd, UnderInit: true, line: line}, nil
+	cmd := exec.CommandContext(ctx, initCmd[0])
+	cmd.Args = []string{"toolwire-sandbox"}
+	cmd.Env, cmd.Dir = initEnv, dir
+	if c.ns != nil {
+		cmd.SysProcAttr = c.ns.attr()
+	}
+	// The signal besides the lifeline: a SIGTERM that lands before the
+	// init has a handler kills it (before its command starts) or, as PID
+	// 1 of a namespace, is dropped, and then the lifeline tells it.
+	dieWith(cmd, syscall.SIGTERM)
+	out := &Cmd{Cmd: cmd, UnderInit: true, lifeline: true}
+	out.Cancel = func() error { return out.stop(true) }
+	return out, nil
 }
 
 // initArgs are the program and environment that run this program as the

@@ -147,3 +147,25 @@ func TestBwrapBroken(t *testing.T) {
 		t.Errorf("strict: %v", err)
 	}
 }
+
+// TestStartedWithoutLifeline: an init started around sandbox.Cmd's Start
+// (by the embedded exec.Cmd's) has no lifeline, and refuses to run the
+// command, saying why, rather than run it with nothing to stop it.
+func TestStartedWithoutLifeline(t *testing.T) {
+	p := sandbox.Policy{Sandbox: sandbox.BackendNone}
+	dir := t.TempDir()
+	cmd, err := p.Command(context.Background(), shell(t), "touch ran", dir, nil)
+	if err != nil || !cmd.UnderInit {
+		t.Fatalf("Command: %+v, %v", cmd, err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(stderr.String(), "no lifeline on descriptor 3") {
+		t.Errorf("started without its lifeline: %v, %q", err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the command ran")
+	}
+}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os/exec"
+	"strconv"
 	"syscall"
 )
 
@@ -12,4 +13,15 @@ func dieWith(cmd *exec.Cmd, sig syscall.Signal) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Pdeathsig = sig
+}
+
+// pipeID names the pipe fd is an end of, for the init to know its
+// lifeline from any other descriptor it finds in its place ("" if fd is
+// no pipe).
+func pipeID(fd int) string {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return ""
+	}
+	return strconv.FormatUint(st.Ino, 10)
 }
