@@ -102,14 +102,24 @@ func (p *process) waitLine(t *testing.T, want string, within time.Duration) {
 }
 
 // wait waits for toolwire to exit, draining its output, and returns how.
+// The output is read on a goroutine of its own, which may be behind the
+// exit: wait returns once it has read to the end (or after a bound, should
+// something the process started hold the pipe), so that out() holds what
+// the process printed last.
 func (p *process) wait(t *testing.T, within time.Duration) error {
 	t.Helper()
+	drained := make(chan struct{})
 	go func() {
 		for range p.lines {
 		}
+		close(drained)
 	}()
 	select {
 	case err := <-p.exited:
+		select {
+		case <-drained:
+		case <-time.After(10 * time.Second):
+		}
 		return err
 	case <-time.After(within):
 		t.Fatalf("toolwire did not exit within %s:\n%s", within, p.out())

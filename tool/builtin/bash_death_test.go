@@ -55,9 +55,9 @@ func runWorkerDeath(arg string) int {
 }
 
 // runDeathHarness makes itself the reaper of every orphan below it, runs a
-// worker, and two seconds after the worker's end prints what the worker
-// left running, killing it: the worker's command, or a piece of its
-// sandbox stranded half set up.
+// worker, and prints what the worker left running ten seconds after its
+// end, killing it: the worker's command, or a piece of its sandbox
+// stranded half set up.
 func runDeathHarness(arg string) int {
 	var rep deathReport
 	defer func() { _ = json.NewEncoder(os.Stdout).Encode(rep) }()
@@ -76,8 +76,18 @@ func runDeathHarness(arg string) int {
 	rep.Worker = cmd.ProcessState.String()
 	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	rep.Killed = ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
-	// The command would have written a second after its start.
+	// The command would have written a second after its start. What is
+	// still there after a generous bound more (a loaded machine is slow to
+	// tear a sandbox down) was left behind.
 	time.Sleep(2 * time.Second)
+	for end := time.Now().Add(8 * time.Second); len(proctest.Children()) > 0 && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+		for {
+			if pid, _ := syscall.Wait4(-1, nil, syscall.WNOHANG, nil); pid <= 0 {
+				break
+			}
+		}
+	}
 	for round := 0; round < 50; round++ {
 		left := proctest.Children()
 		if len(left) == 0 {
@@ -142,7 +152,7 @@ func runDyingWorker(arg string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := bashRunner{contain: sandbox.Policy{Sandbox: sandbox.Backend(parts[0])}.Containment}
-	cmd, err := r.command(ctx, shell, holdOn+"( setsid sh -c 'sleep 1; touch "+filepath.Join(parts[2], "wrote")+"' & ); sleep 1.5", parts[2], "")
+	cmd, err := r.command(ctx, shell, holdOn+"( setsid sh -c 'sleep 1; touch "+filepath.Join(parts[2], "wrote")+"' & ); sleep 3", parts[2], "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

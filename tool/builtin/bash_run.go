@@ -155,7 +155,7 @@ func (r bashRunner) command(ctx context.Context, shell, command, dir, key string
 	if !cmd.UnderInit {
 		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	}
-	cmd.WaitDelay = stopGrace // then the init itself is killed
+	cmd.WaitDelay = stopGrace // then the init (or bubblewrap) is killed
 	return cmd, nil
 }
 

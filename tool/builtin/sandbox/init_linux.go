@@ -93,20 +93,24 @@ func runInit(s spec, line string) int {
 	// up, then go. Watched before the command starts, so that nothing the
 	// command does can outlive either unnoticed.
 	cut := make(chan struct{})
-	if s.Lifeline {
-		if line == "" || pipeID(lifelineFD) != line {
-			fmt.Fprintf(os.Stderr, "toolwire sandbox: %v\n", errNoLifeline)
-			return 126
-		}
-		// Kept from the command before it starts, not by the watcher
-		// whenever it runs.
-		syscall.CloseOnExec(lifelineFD)
-		go watchLifeline(cut)
+	if line == "" || pipeID(lifelineFD) != line {
+		fmt.Fprintf(os.Stderr, "toolwire sandbox: %v\n", errNoLifeline)
+		return 126
 	}
-	// SIGTERM (the program's besides the lifeline where a command could
-	// hold that open, or an operator's): clean up, then go.
+	// Kept from the command before it starts, not by the watcher whenever
+	// it runs; and never waited on by a read (see lifelineCut).
+	syscall.CloseOnExec(lifelineFD)
+	if err := unix.SetNonblock(lifelineFD, true); err != nil {
+		fmt.Fprintf(os.Stderr, "toolwire sandbox: the lifeline: %v\n", err)
+		return 126
+	}
+	go watchLifeline(cut)
+	// SIGTERM (the program's, besides the lifeline, or an operator's):
+	// clean up, then go. So too the signals a command could send its init
+	// where it reaches it, SIGQUIT among them: its default would print the
+	// init's goroutines into the call's output.
 	term := make(chan os.Signal, 1)
-	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	cmd := exec.Command(s.Args[0], s.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
 	// A session of its own: the command has no controlling terminal, so
@@ -126,6 +130,9 @@ func runInit(s spec, line string) int {
 	case sig := <-term:
 		killTree()
 		<-waited
+		if sig == syscall.SIGQUIT {
+			sig = syscall.SIGTERM // the runtime's default for SIGQUIT dumps its goroutines
+		}
 		return dieOf(sig.(syscall.Signal))
 	case <-cut:
 		killTree()
@@ -149,8 +156,7 @@ func runInit(s spec, line string) int {
 
 // watchLifeline closes cut once the program that started this init has
 // let the command's lifeline (lifelineFD) go, or is gone: the lifeline
-// then hangs up. Nothing is ever written to it. It polls rather than
-// reads, as the descriptor's blocking mode is the program's to set.
+// then hangs up.
 func watchLifeline(cut chan<- struct{}) {
 	for logged := false; ; {
 		gone, err := lifelineCut(-1)
@@ -190,7 +196,9 @@ func lifelineCut(timeout int) (bool, error) {
 		return true, nil
 	}
 	// Readable and not hung up: something was written, which the program
-	// never does. Drained, so that the next poll waits.
+	// never does (a command that opened the pipe through /proc, where
+	// nothing kept it out). Drained, without waiting (the descriptor is
+	// non-blocking), so that the next poll waits.
 	var buf [64]byte
 	_, _ = unix.Read(lifelineFD, buf[:])
 	return false, nil
@@ -247,11 +255,9 @@ func startConfined(s spec, cmd *exec.Cmd) (<-chan error, error) {
 		// The call may have ended, or the program died, while this init
 		// started: the command is then not started at all, rather than
 		// started and killed a moment later.
-		if s.Lifeline {
-			if gone, err := lifelineCut(0); gone {
-				started <- cmp.Or(err, errCallEnded)
-				return
-			}
+		if gone, err := lifelineCut(0); gone {
+			started <- cmp.Or(err, errCallEnded)
+			return
 		}
 		if err := cmd.Start(); err != nil {
 			started <- fmt.Errorf("Failed to start %s: %w", s.Args[0], err)

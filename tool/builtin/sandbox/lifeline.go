@@ -31,13 +31,14 @@ type Cmd struct {
 	// included, when its context ends.
 	UnderInit bool
 
-	lifeline bool      // the init expects a lifeline
-	line     *lifeline // made by Start
+	hasInit bool      // an init of this program's, which expects a lifeline
+	line    *lifeline // made by Start
 }
 
 // lifeline ties an init to the command's call and to this program's life.
 // It is a pipe whose read end the init gets (on lifelineFD) and whose
-// write end only this process holds: the init reads end-of-file once the
+// write end this process holds (and, where it is contained, no command
+// can open; see Containment.Command): the init reads end-of-file once the
 // write end is closed, when the command's context ends (a timeout, a
 // cancel, a lost claim), after Wait, or when the program dies, however it
 // died and however early in the init's life.
@@ -63,7 +64,7 @@ func (l *lifeline) end() {
 // end as its first extra file, and no other command a copy of the write
 // end; once the init has started, this process keeps only the write end.
 func (c *Cmd) Start() error {
-	if !c.lifeline || c.Process != nil {
+	if !c.hasInit || c.line != nil {
 		return c.Cmd.Start() // a second Start is exec's error, and cuts nothing
 	}
 	r, w, err := os.Pipe()

@@ -98,8 +98,6 @@ type spec struct {
 	// Probe has the init ready its namespaces and exit, to learn whether
 	// the host allows them.
 	Probe bool `json:"probe,omitempty"`
-	// Lifeline says the init has its command's lifeline on lifelineFD.
-	Lifeline bool `json:"lifeline,omitempty"`
 }
 
 // registered is set by Main: this program can re-run itself as an init.
@@ -128,28 +126,33 @@ func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv
 // gets. In strict mode a policy that cannot be confined here is an error
 // saying why.
 //
-// A command under an init of this program's is stopped through its
-// lifeline (see lifeline) when ctx ends or the program dies, however early
-// in its life: the init kills everything the command started, escaped
-// sessions included, and exits. Its Cancel is set to that: a caller keeps
-// it, and gives the command a WaitDelay after which the init itself is
-// killed. Where nothing keeps the command from the program's processes
-// (no Landlock domain, no PID namespace: the none backend) it could take
-// a write end of its own lifeline from /proc and so hold it open; there
-// the init is also sent SIGTERM, by Cancel and at the program's death.
+// A command under an init of this program's is stopped when ctx ends or
+// the program dies, however early in its life: the init kills everything
+// the command started, escaped sessions included, and exits. It learns of
+// either from the command's lifeline, a pipe whose write end the program
+// closes then (the kernel, at its death), and which the command cannot
+// hold open where it is contained. Outside bubblewrap the init is also
+// sent SIGTERM, by Cancel and, as its parent-death signal, at the
+// program's death: under the none backend nothing keeps a command from
+// opening a write end of its lifeline through /proc. There, and under
+// Landlock without a PID namespace, the init is within the command's
+// reach (a command can stop it with SIGSTOP): the cleanup guards against
+// accidents, not against a command bent on outliving its call. Cancel is
+// set: a caller keeps it, and gives the command a WaitDelay after which
+// the init (or bubblewrap) is killed.
 //
 // A command without an init of this program's (the program does not call
-// Main) dies with the program by the parent-death signal alone, which
-// Linux sends when the thread that started the process ends, not the
-// process: start it from a thread locked (runtime.LockOSThread) until it
-// has been waited for. Under bubblewrap its Cancel is exec's, which kills
-// bwrap and so its namespace; else its process group is the caller's to
-// kill.
+// Main) dies with the program by the parent-death signal alone. Under
+// bubblewrap its Cancel is exec's, which kills bwrap and so its namespace;
+// else its process group is the caller's to kill.
+//
+// Linux sends a parent-death signal when the thread that started the
+// process ends, not the process: start a command from a thread locked
+// (runtime.LockOSThread) until it has been waited for.
 //
 // The command's SysProcAttr may be set (the death signal, the namespaces
 // of a Landlock command's init): a caller sets its own fields in it rather
-// than replacing it. A caller's ExtraFiles come after the lifeline's
-// descriptor.
+// than replacing it.
 func (c Containment) Command(ctx context.Context, shell, script, dir string, extraEnv []string) (*Cmd, error) {
 	p := c.policy
 	if p.Strict && !c.Confined() {
@@ -191,7 +194,7 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 		if err != nil {
 			return nil, err
 		}
-		out := &Cmd{Cmd: bwrapCommand(ctx, c.bwrap, p, dir, initEnv, initCmd, true), UnderInit: true, lifeline: true}
+		out := &Cmd{Cmd: bwrapCommand(ctx, c.bwrap, p, dir, initEnv, initCmd, true), UnderInit: true, hasInit: true}
 		out.Cancel = func() error { return out.stop(false) }
 		return out, nil
 	}
@@ -210,19 +213,18 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 	// init has a handler kills it (before its command starts) or, as PID
 	// 1 of a namespace, is dropped, and then the lifeline tells it.
 	dieWith(cmd, syscall.SIGTERM)
-	out := &Cmd{Cmd: cmd, UnderInit: true, lifeline: true}
+	out := &Cmd{Cmd: cmd, UnderInit: true, hasInit: true}
 	out.Cancel = func() error { return out.stop(true) }
 	return out, nil
 }
 
 // initArgs are the program and environment that run this program as the
-// init of s, its lifeline included.
+// init of s.
 func initArgs(s spec, env []string) (args, initEnv []string, err error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: the program's own path: %w", err)
 	}
-	s.Lifeline = true
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, nil, err

@@ -11,5 +11,5 @@ import (
 // parent's.
 func dieWith(*exec.Cmd, syscall.Signal) {}
 
-// pipeID is unused outside Linux: there is no init to tell.
+// pipeID names nothing outside Linux, where no command runs under an init.
 func pipeID(int) string { return "" }
