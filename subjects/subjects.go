@@ -379,10 +379,11 @@ func (s Space) BlobName(tenant, turn string, seq int) string {
 
 // Message ids for Nats-Msg-Id: a retried publish of the same thing carries
 // the same id, so the server drops it inside the dedup window. What the
-// stages publish carries none: a repeated dispatch finds its call claimed
-// or done in the lease, a result subject holds one message, and every out
-// append expects the subject's last sequence; an id would only cost the
-// server memory for the whole window (docs/jetstream.md, Retention).
+// stages publish carries none but dead letters: a repeated dispatch finds
+// its call claimed or done in the lease, a result subject holds one
+// message, and every out append expects the subject's last sequence; an id
+// would only cost the server memory for the whole window
+// (docs/jetstream.md, Retention).
 
 // UseMsgID identifies a tool_use event.
 func UseMsgID(tenant, turn string, seq int) string {
@@ -391,6 +392,13 @@ func UseMsgID(tenant, turn string, seq int) string {
 
 // InMsgID identifies a turn-level input event (end, cancel, discard).
 func InMsgID(tenant, turn, kind string) string { return tenant + "/" + turn + "/" + kind }
+
+// DeadLetterMsgID identifies the dead letter of the message stored at seq
+// in stream: a poison message delivered again (its stage died before it
+// could terminate it) is dead-lettered once.
+func DeadLetterMsgID(stream string, seq uint64) string {
+	return "dlq/" + stream + "/" + strconv.FormatUint(seq, 10)
+}
 
 // ApprovalMsgID identifies a call's approval request or decision.
 func ApprovalMsgID(tenant, turn string, seq int, kind string) string {

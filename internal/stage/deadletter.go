@@ -23,9 +23,15 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, sp subjects.Space, 
 	}
 	dl := nats.NewMsg(sp.DLQ(tenant, stageName))
 	// Only the event's own headers travel: a producer's Nats-Expected-* or
-	// Nats-Msg-Id would make the copy fail or be dropped as a duplicate.
+	// Nats-Msg-Id would make the copy fail or be dropped as a duplicate of
+	// the event.
 	for k, v := range schemas.EventHeaders(m.Headers()) {
 		dl.Header[k] = v
+	}
+	// One dead letter however often the message comes back: a stage that
+	// died between the copy and the termination copies it again.
+	if meta, err := m.Metadata(); err == nil {
+		dl.Header.Set(jetstream.MsgIDHeader, subjects.DeadLetterMsgID(meta.Stream, meta.Sequence.Stream))
 	}
 	dl.Header.Set(schemas.HeaderDLQReason, reason.Error())
 	dl.Header.Set(schemas.HeaderDLQSubject, m.Subject())

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolwire/toolwire/internal/stage"
 )
 
@@ -378,4 +380,36 @@ func TestRetryInProcessHandedBackOnStop(t *testing.T) {
 		t.Errorf("next instance saw Delivered %d, Attempt %d; want 2, 1", s[0].delivered, s[0].attempt)
 	}
 	e.settled(1)
+}
+
+// TestDeadLetteredOnce: a poison message dead-lettered again (its stage
+// died between the copy and the termination, and it came back) leaves one
+// dead letter, not two.
+func TestDeadLetteredOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 5)
+	subj := e.use("t1", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	batch, err := e.cons.Fetch(1, jetstream.FetchMaxWait(bound))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m jetstream.Msg
+	for m = range batch.Messages() {
+	}
+	if m == nil {
+		t.Fatalf("no message: %v", batch.Error())
+	}
+	for range 2 {
+		if err := stage.DeadLetter(ctx, e.js, sp, tenant, stageName, m, errors.New("poison"), slog.New(slog.DiscardHandler)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dl := e.waitDeadLetters(tenant, 1)
+	checkDeadLetter(t, dl[0], subj, "poison")
+	time.Sleep(100 * time.Millisecond)
+	if n := len(e.deadLetters(tenant)); n != 1 {
+		t.Errorf("%d dead letters of one message", n)
+	}
 }
