@@ -82,11 +82,7 @@ func runDeathHarness(arg string) int {
 	time.Sleep(2 * time.Second)
 	for end := time.Now().Add(8 * time.Second); len(proctest.Children()) > 0 && time.Now().Before(end); {
 		time.Sleep(50 * time.Millisecond)
-		for {
-			if pid, _ := syscall.Wait4(-1, nil, syscall.WNOHANG, nil); pid <= 0 {
-				break
-			}
-		}
+		reapChildren()
 	}
 	for round := 0; round < 50; round++ {
 		left := proctest.Children()
@@ -101,11 +97,7 @@ func runDeathHarness(arg string) int {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		time.Sleep(10 * time.Millisecond)
-		for {
-			if pid, _ := syscall.Wait4(-1, nil, syscall.WNOHANG, nil); pid <= 0 {
-				break
-			}
-		}
+		reapChildren()
 	}
 	return 0
 }
@@ -121,6 +113,15 @@ for f in /proc/$PPID/fd/* /proc/$worker/fd/*; do
   case $(readlink "$f") in pipe:*) eval "exec $n<>$f" && n=$((n+1)) ;; esac
 done 2>/dev/null
 `
+
+// reapChildren collects every child of this process that has ended.
+func reapChildren() {
+	for {
+		if pid, _ := syscall.Wait4(-1, nil, syscall.WNOHANG, nil); pid <= 0 {
+			return
+		}
+	}
+}
 
 // runDyingWorker starts, as the Bash tool does, a command that would write
 // dir/wrote a second later from a session of its own, after trying to hold

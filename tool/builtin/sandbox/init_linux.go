@@ -164,16 +164,17 @@ func watchLifeline(cut chan<- struct{}) {
 			close(cut)
 			return
 		}
-		if err != nil && !logged {
-			// Not a reason to kill the command: the next poll may work,
-			// and the program still stops the init with a signal when it
-			// has waited long enough.
+		if err == nil {
+			continue
+		}
+		// Not a reason to kill the command: the next poll may work, and
+		// the program still stops the init with a signal when it has
+		// waited long enough.
+		if !logged {
 			fmt.Fprintf(os.Stderr, "toolwire sandbox: watching the program's lifeline: %v\n", err)
 			logged = true
 		}
-		if err != nil {
-			time.Sleep(10 * time.Millisecond)
-		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -50,8 +50,8 @@ type Cmd struct {
 // after the agent was told "outcome unknown". And a signal that kills
 // bubblewrap while it sets up leaves bubblewrap's child stranded.
 type lifeline struct {
-	r, w *os.File
-	cut  sync.Once
+	w   *os.File
+	cut sync.Once
 }
 
 // end closes the write end: the init stops the command and exits.
@@ -71,7 +71,7 @@ func (c *Cmd) Start() error {
 	if err != nil {
 		return fmt.Errorf("sandbox: a command's lifeline: %w", err)
 	}
-	c.line = &lifeline{r: r, w: w}
+	c.line = &lifeline{w: w}
 	c.ExtraFiles = append([]*os.File{r}, c.ExtraFiles...)
 	c.Env = append(c.Env, lifelineEnv+"="+pipeID(int(r.Fd())))
 	err = c.Cmd.Start()
