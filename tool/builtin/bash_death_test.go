@@ -84,7 +84,17 @@ func runDeathHarness(arg string) int {
 		time.Sleep(50 * time.Millisecond)
 		reapChildren()
 	}
+	rep.Left = killLeft()
+	return 0
+}
+
+// killLeft kills and reaps every child of this process (a subreaper's
+// include its descendants' orphans) and lists those it found, "pid:
+// command line".
+func killLeft() []string {
+	var found []string
 	for round := 0; round < 50; round++ {
+		reapChildren()
 		left := proctest.Children()
 		if len(left) == 0 {
 			break
@@ -92,14 +102,14 @@ func runDeathHarness(arg string) int {
 		for _, pid := range left {
 			if round == 0 {
 				cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-				rep.Left = append(rep.Left, fmt.Sprintf("%d: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " ")))
+				found = append(found, fmt.Sprintf("%d: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " ")))
 			}
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		time.Sleep(10 * time.Millisecond)
-		reapChildren()
 	}
-	return 0
+	reapChildren()
+	return found
 }
 
 // holdOn is shell text with which a command tries to outlive its call: it

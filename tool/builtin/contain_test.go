@@ -23,6 +23,10 @@ import (
 // The test binary contains its Bash calls as toolwire does: it re-runs
 // itself as each command's init.
 func TestMain(m *testing.M) {
+	if arg, ok := os.LookupEnv(noInitEnv); ok {
+		// A program that does not call sandbox.Main.
+		os.Exit(runCancelsWithoutInit(arg))
+	}
 	sandbox.Main()
 	if backend, ok := os.LookupEnv(secretProbeEnv); ok {
 		os.Exit(runSecretProbe(backend))

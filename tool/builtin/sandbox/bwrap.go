@@ -111,16 +111,14 @@ func bwrapArgs(m bwrapMounts, dir string, network bool) []string {
 }
 
 // bwrapCommand is the command that runs args under the bubblewrap at path,
-// as PID 1 of its namespace when asPID1 (args then reap what they start).
-// The environment is bwrap's own, which it passes on: env is already
-// scrubbed, so bwrap's own /proc entry holds no more than the command's,
-// and every bwrap version takes it (--clearenv is 0.5's).
-func bwrapCommand(ctx context.Context, path string, p Policy, dir string, env, args []string, asPID1 bool) *exec.Cmd {
+// with bwrapArgs and then opts as bubblewrap's options ("--as-pid-1": args
+// are PID 1 of the namespace and reap what they start). The environment is
+// bwrap's own, which it passes on: env is already scrubbed, so bwrap's own
+// /proc entry holds no more than the command's, and every bwrap version
+// takes it (--clearenv is 0.5's).
+func bwrapCommand(ctx context.Context, path string, p Policy, dir string, env, opts, args []string) *exec.Cmd {
 	bw := bwrapArgs(writableMounts(append([]string{dir}, p.Writable...)), dir, p.Network)
-	if asPID1 {
-		bw = append(bw, "--as-pid-1")
-	}
-	bw = append(bw, "--")
+	bw = append(append(bw, opts...), "--")
 	cmd := exec.CommandContext(ctx, path)
 	cmd.Args = append(append([]string{path}, bw...), args...)
 	cmd.Env, cmd.Dir = env, dir

@@ -19,11 +19,13 @@ const lifelineFD = 3
 // own as it starts) is not taken for one.
 const lifelineEnv = "TOOLWIRE_SANDBOX_LIFELINE"
 
-// Cmd is a contained command: an exec.Cmd, and the lifeline of its init.
-// Start, Wait, Run, Output and CombinedOutput are exec.Cmd's with the
-// lifeline made, held and let go; start and wait through them: the
-// embedded exec.Cmd's own start the init without a lifeline, which it
-// takes for the end of its call (the command does not run).
+// Cmd is a contained command: an exec.Cmd, and the lifeline of its init
+// (under bubblewrap without an init of this program's, bubblewrap's report
+// of its child). Start, Wait, Run, Output and CombinedOutput are
+// exec.Cmd's with the lifeline made, held and let go; start and wait
+// through them: the embedded exec.Cmd's own start the init without a
+// lifeline, which it takes for the end of its call (the command does not
+// run), or bubblewrap without the descriptor it reports on.
 type Cmd struct {
 	*exec.Cmd
 	// UnderInit says the command runs under an init (this program's or
@@ -33,6 +35,10 @@ type Cmd struct {
 
 	hasInit bool      // an init of this program's, which expects a lifeline
 	line    *lifeline // made by Start
+	// reports says bubblewrap, with no init of this program's, reports
+	// its child on infoFD; child is that report, read from Start on.
+	reports bool
+	child   *bwrapChild
 }
 
 // lifeline ties an init to the command's call and to this program's life.
@@ -64,6 +70,9 @@ func (l *lifeline) end() {
 // end as its first extra file, and no other command a copy of the write
 // end; once the init has started, this process keeps only the write end.
 func (c *Cmd) Start() error {
+	if c.reports {
+		return c.startReporting()
+	}
 	if !c.hasInit || c.line != nil {
 		return c.Cmd.Start() // a second Start is exec's error, and cuts nothing
 	}
@@ -82,6 +91,38 @@ func (c *Cmd) Start() error {
 	return err
 }
 
+// startReporting starts bubblewrap with the write end of a pipe as its
+// info descriptor, and reads its report from the other end.
+func (c *Cmd) startReporting() error {
+	if c.child != nil {
+		return c.Cmd.Start() // a second Start is exec's error
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("sandbox: bubblewrap's info descriptor: %w", err)
+	}
+	c.ExtraFiles = append([]*os.File{w}, c.ExtraFiles...)
+	err = c.Cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		return err
+	}
+	c.child = watchChild(r, c.Process.Pid)
+	return nil
+}
+
+// stopNamespace is the Cancel of a command under bubblewrap without an
+// init of this program's: it kills the first process of bubblewrap's
+// namespace once bubblewrap has reported it, and bubblewrap itself only
+// when it reported none in time (see bwrapChild).
+func (c *Cmd) stopNamespace() error {
+	if c.child != nil && c.child.kill(reportWait) {
+		return nil
+	}
+	return c.Process.Kill()
+}
+
 // stop is the command's Cancel: the lifeline is cut, and the init is also
 // told by SIGTERM, for an init that a command could keep from reading its
 // lifeline's end (see Containment.Command).
@@ -95,11 +136,15 @@ func (c *Cmd) stop(signal bool) error {
 	return nil
 }
 
-// Wait waits for the command to end, then lets its lifeline go.
+// Wait waits for the command to end, then lets its lifeline go (and,
+// under bubblewrap without an init, kills what bubblewrap left).
 func (c *Cmd) Wait() error {
 	err := c.Cmd.Wait()
 	if c.line != nil {
 		c.line.end()
+	}
+	if c.child != nil {
+		c.child.done()
 	}
 	return err
 }

@@ -143,8 +143,10 @@ func (p Policy) Command(ctx context.Context, shell, script, dir string, extraEnv
 //
 // A command without an init of this program's (the program does not call
 // Main) dies with the program by the parent-death signal alone. Under
-// bubblewrap its Cancel is exec's, which kills bwrap and so its namespace;
-// else its process group is the caller's to kill.
+// bubblewrap its Cancel kills the first process of bwrap's namespace, and
+// so the namespace, never bwrap itself while it sets up (its child would
+// be stranded, to run the command); else its process group is the
+// caller's to kill.
 //
 // Linux sends a parent-death signal when the thread that started the
 // process ends, not the process: start a command from a thread locked
@@ -173,9 +175,13 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 		// ends, so does bwrap's init, and the kernel kills what is left),
 		// and its --die-with-parent ties the namespace to bwrap; the signal
 		// ties bwrap to this program, all but in its first milliseconds.
-		cmd := bwrapCommand(ctx, c.bwrap, p, dir, env, args, false)
+		// A cancel kills the namespace's first process, which bwrap
+		// reports on its info descriptor (Cmd.stopNamespace), not bwrap.
+		cmd := bwrapCommand(ctx, c.bwrap, p, dir, env, []string{"--info-fd", strconv.Itoa(infoFD)}, args)
 		dieWith(cmd, syscall.SIGTERM)
-		return &Cmd{Cmd: cmd, UnderInit: true}, nil
+		out := &Cmd{Cmd: cmd, UnderInit: true, reports: true}
+		out.Cancel = out.stopNamespace
+		return out, nil
 	case !c.registered:
 		cmd := exec.CommandContext(ctx, shell)
 		cmd.Args = args
@@ -194,7 +200,7 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 		if err != nil {
 			return nil, err
 		}
-		out := &Cmd{Cmd: bwrapCommand(ctx, c.bwrap, p, dir, initEnv, initCmd, true), UnderInit: true, hasInit: true}
+		out := &Cmd{Cmd: bwrapCommand(ctx, c.bwrap, p, dir, initEnv, []string{"--as-pid-1"}, initCmd), UnderInit: true, hasInit: true}
 		out.Cancel = func() error { return out.stop(false) }
 		return out, nil
 	}

@@ -3,12 +3,10 @@ package sandbox
 import (
 	"os"
 	"strconv"
-	"strings"
 )
 
-// descendants lists the living processes below root, from /proc: each
-// process's parent is the fourth field of its stat line. Zombies are left
-// out (they are dead; reap collects them).
+// descendants lists the living processes below root, from /proc.
+// Zombies are left out (they are dead; reap collects them).
 func descendants(root int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -20,18 +18,8 @@ func descendants(root int) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The command name, in parentheses, may hold spaces and ')'.
-		rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
-		f := strings.Fields(rest)
-		if len(f) < 2 || f[0] == "Z" {
-			continue
-		}
-		ppid, err := strconv.Atoi(f[1])
-		if err != nil {
+		state, ppid, ok := procStat(pid)
+		if !ok || state == "Z" {
 			continue
 		}
 		children[ppid] = append(children[ppid], pid)
