@@ -40,37 +40,61 @@ func TestClusterBootsFromTheConfiguration(t *testing.T) {
 		client, route, monitor int
 	}
 	var ms []member
-	byName := map[string]int{}
-	for i, f := range members {
-		o, err := server.ProcessConfigFile(f)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		ms = append(ms, member{opts: o, client: freePort(t), route: freePort(t), monitor: freePort(t)})
-		byName[o.ServerName] = i
-	}
 	var servers []*server.Server
-	for _, m := range ms {
-		o := m.opts
-		o.Host, o.Port = "127.0.0.1", m.client
-		o.Cluster.Host, o.Cluster.Port = "127.0.0.1", m.route
-		o.HTTPHost, o.HTTPPort = "127.0.0.1", m.monitor
-		o.StoreDir = t.TempDir()
-		o.NoLog, o.NoSigs = true, true
-		for _, r := range o.Routes {
-			j, ok := byName[r.Hostname()]
-			if !ok {
-				t.Fatalf("%s: route %s names no member", o.ServerName, r)
+	var byName map[string]int
+	// A port found free may be taken by another test's connection before
+	// its member listens on it (the members then never form a cluster):
+	// the boot is tried again on new ports.
+	for attempt := 1; ; attempt++ {
+		ms, servers, byName = nil, nil, map[string]int{}
+		for i, f := range members {
+			o, err := server.ProcessConfigFile(f)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
 			}
-			r.Host = "127.0.0.1:" + strconv.Itoa(ms[j].route)
+			ms = append(ms, member{opts: o, client: freePort(t), route: freePort(t), monitor: freePort(t)})
+			byName[o.ServerName] = i
 		}
-		s, err := server.NewServer(o)
-		if err != nil {
-			t.Fatalf("%s: %v", o.ServerName, err)
+		for _, m := range ms {
+			o := m.opts
+			o.Host, o.Port = "127.0.0.1", m.client
+			o.Cluster.Host, o.Cluster.Port = "127.0.0.1", m.route
+			o.HTTPHost, o.HTTPPort = "127.0.0.1", m.monitor
+			o.StoreDir = t.TempDir()
+			o.NoLog, o.NoSigs = true, true
+			for _, r := range o.Routes {
+				j, ok := byName[r.Hostname()]
+				if !ok {
+					t.Fatalf("%s: route %s names no member", o.ServerName, r)
+				}
+				r.Host = "127.0.0.1:" + strconv.Itoa(ms[j].route)
+			}
+			s, err := server.NewServer(o)
+			if err != nil {
+				t.Fatalf("%s: %v", o.ServerName, err)
+			}
+			go s.Start()
+			servers = append(servers, s)
 		}
-		go s.Start()
+		var notReady []string
+		for i, s := range servers {
+			if !s.ReadyForConnections(20 * time.Second) {
+				notReady = append(notReady, ms[i].opts.ServerName)
+			}
+		}
+		if len(notReady) == 0 {
+			break
+		}
+		for _, s := range servers {
+			s.Shutdown()
+		}
+		if attempt == 3 {
+			t.Fatalf("%s not listening on ports found free, three times", strings.Join(notReady, ", "))
+		}
+		t.Logf("%s not listening on ports found free: booting again", strings.Join(notReady, ", "))
+	}
+	for _, s := range servers {
 		t.Cleanup(s.Shutdown)
-		servers = append(servers, s)
 	}
 	start := time.Now()
 	// Generous: once, under the race detector with the other packages'
@@ -81,7 +105,7 @@ func TestClusterBootsFromTheConfiguration(t *testing.T) {
 	}
 	if !slices.ContainsFunc(servers, (*server.Server).JetStreamIsLeader) {
 		for i, s := range servers {
-			t.Logf("%s: ready for connections %v, routes %d", ms[i].opts.ServerName, s.ReadyForConnections(0), s.NumRoutes())
+			t.Logf("%s: running %v, routes %d", ms[i].opts.ServerName, s.Running(), s.NumRoutes())
 		}
 		t.Fatal("no JetStream meta leader after 90 s")
 	}

@@ -37,10 +37,10 @@ type bwrapChild struct {
 	waited bool        // the command was waited for: a child reported later is killed at once
 }
 
-// watchChild reads bubblewrap's report from r (its info descriptor's
-// other end) in the background. bwrapPID is bubblewrap's own process.
-func watchChild(r *os.File, bwrapPID int) *bwrapChild {
-	ch := &bwrapChild{known: make(chan struct{})}
+// watch reads bubblewrap's report from r (its info descriptor's other
+// end) in the background, and closes known. bwrapPID is bubblewrap's own
+// process.
+func (ch *bwrapChild) watch(r *os.File, bwrapPID int) {
 	go func() {
 		defer close(ch.known)
 		defer r.Close()
@@ -72,7 +72,6 @@ func watchChild(r *os.File, bwrapPID int) *bwrapChild {
 		}
 		ch.p = p
 	}()
-	return ch
 }
 
 // kill kills the child, once reported (waiting up to wait); false when

@@ -102,13 +102,17 @@ func (c *Cmd) startReporting() error {
 		return fmt.Errorf("sandbox: bubblewrap's info descriptor: %w", err)
 	}
 	c.ExtraFiles = append([]*os.File{w}, c.ExtraFiles...)
+	// Made before the start: exec may call Cancel as soon as it has
+	// started bwrap, which then waits for the report.
+	c.child = &bwrapChild{known: make(chan struct{})}
 	err = c.Cmd.Start()
 	w.Close()
 	if err != nil {
 		r.Close()
+		close(c.child.known)
 		return err
 	}
-	c.child = watchChild(r, c.Process.Pid)
+	c.child.watch(r, c.Process.Pid)
 	return nil
 }
 
