@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"sync"
@@ -75,7 +76,8 @@ func (ch *bwrapChild) watch(r *os.File, bwrapPID int) {
 }
 
 // kill kills the child, once reported (waiting up to wait); false when
-// none was reported in time.
+// none was reported in time, or the signal was refused (a bwrap installed
+// setuid may leave its child out of the program's reach).
 func (ch *bwrapChild) kill(wait time.Duration) bool {
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -89,8 +91,8 @@ func (ch *bwrapChild) kill(wait time.Duration) bool {
 	if ch.p == nil {
 		return false
 	}
-	_ = ch.p.Kill()
-	return true
+	err := ch.p.Kill()
+	return err == nil || errors.Is(err, os.ErrProcessDone)
 }
 
 // done is called once bubblewrap has been waited for. Its child has
