@@ -74,6 +74,7 @@ func TestClusterBootsFromTheConfiguration(t *testing.T) {
 				t.Fatalf("%s: %v", o.ServerName, err)
 			}
 			go s.Start()
+			t.Cleanup(s.Shutdown) // also for a boot given up: Shutdown may be called twice
 			servers = append(servers, s)
 		}
 		var notReady []string
@@ -92,9 +93,6 @@ func TestClusterBootsFromTheConfiguration(t *testing.T) {
 			t.Fatalf("%s not listening on ports found free, three times", strings.Join(notReady, ", "))
 		}
 		t.Logf("%s not listening on ports found free: booting again", strings.Join(notReady, ", "))
-	}
-	for _, s := range servers {
-		t.Cleanup(s.Shutdown)
 	}
 	start := time.Now()
 	// Generous: once, under the race detector with the other packages'

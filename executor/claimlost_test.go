@@ -31,7 +31,11 @@ func TestLostClaimStopsTheCall(t *testing.T) {
 	turn := client.NewTurnID()
 	// Watched from before the call: TW_RESULT keeps a result only until
 	// reorder has taken it, so a later read would miss one.
-	results, err := testenv.Conn(t, srv, "spy").SubscribeSync(subjects.Default().Result(subjects.DefaultTenant, turn, 0))
+	spy := testenv.Conn(t, srv, "spy")
+	results, err := spy.SubscribeSync(subjects.Default().Result(subjects.DefaultTenant, turn, 0))
+	if err == nil {
+		err = spy.Flush() // the server has the subscription
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,27 +104,16 @@ func (c *Cmd) startReporting() error {
 	c.ExtraFiles = append([]*os.File{w}, c.ExtraFiles...)
 	// Made before the start: exec may call Cancel as soon as it has
 	// started bwrap, which then waits for the report.
-	c.child = &bwrapChild{known: make(chan struct{})}
+	c.child = newBwrapChild()
 	err = c.Cmd.Start()
 	w.Close()
 	if err != nil {
 		r.Close()
-		close(c.child.known)
+		c.child.failed()
 		return err
 	}
 	c.child.watch(r, c.Process.Pid)
 	return nil
-}
-
-// stopNamespace is the Cancel of a command under bubblewrap without an
-// init of this program's: it kills the first process of bubblewrap's
-// namespace once bubblewrap has reported it, and bubblewrap itself only
-// when it reported none in time (see bwrapChild).
-func (c *Cmd) stopNamespace() error {
-	if c.child != nil && c.child.kill(reportWait) {
-		return nil
-	}
-	return c.Process.Kill()
 }
 
 // stop is the command's Cancel: the lifeline is cut, and the init is also

@@ -179,6 +179,7 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 		// reports on its info descriptor (Cmd.stopNamespace), not bwrap.
 		cmd := bwrapCommand(ctx, c.bwrap, p, dir, env, []string{"--info-fd", strconv.Itoa(infoFD)}, args)
 		dieWith(cmd, syscall.SIGTERM)
+		leadGroup(cmd) // for stopNamespace's fallback
 		out := &Cmd{Cmd: cmd, UnderInit: true, reports: true}
 		out.Cancel = out.stopNamespace
 		return out, nil

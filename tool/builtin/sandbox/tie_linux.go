@@ -15,6 +15,15 @@ func dieWith(cmd *exec.Cmd, sig syscall.Signal) {
 	cmd.SysProcAttr.Pdeathsig = sig
 }
 
+// leadGroup makes cmd the leader of a process group of its own, which its
+// children share until they leave it.
+func leadGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+}
+
 // pipeID names the pipe fd is an end of, for the init to know its
 // lifeline from any other descriptor it finds in its place ("" if fd is
 // no pipe).

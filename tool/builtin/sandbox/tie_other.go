@@ -11,5 +11,9 @@ import (
 // parent's.
 func dieWith(*exec.Cmd, syscall.Signal) {}
 
+// leadGroup does nothing outside Linux, where no command runs under
+// bubblewrap.
+func leadGroup(*exec.Cmd) {}
+
 // pipeID names nothing outside Linux, where no command runs under an init.
 func pipeID(int) string { return "" }
