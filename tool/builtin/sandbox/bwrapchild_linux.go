@@ -46,9 +46,6 @@ type bwrapChild struct {
 // newBwrapChild is the report of a bubblewrap about to start.
 func newBwrapChild() *bwrapChild { return &bwrapChild{known: make(chan struct{}), fd: -1} }
 
-// failed says bubblewrap did not start: there will be no report.
-func (ch *bwrapChild) failed() { close(ch.known) }
-
 // watch reads bubblewrap's report from r (its info descriptor's other
 // end) in the background, and closes known. bwrapPID is bubblewrap's own
 // process.

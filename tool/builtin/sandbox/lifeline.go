@@ -35,10 +35,9 @@ type Cmd struct {
 
 	hasInit bool      // an init of this program's, which expects a lifeline
 	line    *lifeline // made by Start
-	// reports says bubblewrap, with no init of this program's, reports
-	// its child on infoFD; child is that report, read from Start on.
-	reports bool
-	child   *bwrapChild
+	// child is bubblewrap's report of its child on infoFD, for bubblewrap
+	// without an init of this program's; read from Start on.
+	child *bwrapChild
 }
 
 // lifeline ties an init to the command's call and to this program's life.
@@ -70,50 +69,49 @@ func (l *lifeline) end() {
 // end as its first extra file, and no other command a copy of the write
 // end; once the init has started, this process keeps only the write end.
 func (c *Cmd) Start() error {
-	if c.reports {
-		return c.startReporting()
-	}
-	if !c.hasInit || c.line != nil {
+	switch {
+	case c.Process != nil || !c.hasInit && c.child == nil:
 		return c.Cmd.Start() // a second Start is exec's error, and cuts nothing
+	case c.child != nil:
+		return c.startReporting()
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("sandbox: a command's lifeline: %w", err)
 	}
 	c.line = &lifeline{w: w}
-	c.ExtraFiles = append([]*os.File{r}, c.ExtraFiles...)
 	c.Env = append(c.Env, lifelineEnv+"="+pipeID(int(r.Fd())))
-	err = c.Cmd.Start()
-	r.Close()
-	if err != nil {
+	if err := c.startPassing(r); err != nil {
 		c.line.end()
+		return err
 	}
-	return err
+	return nil
 }
 
 // startReporting starts bubblewrap with the write end of a pipe as its
-// info descriptor, and reads its report from the other end.
+// info descriptor, and reads its report from the other end. The report is
+// made in Command, before the start: exec may call Cancel as soon as it
+// has started bwrap, which then waits for the report.
 func (c *Cmd) startReporting() error {
-	if c.child != nil {
-		return c.Cmd.Start() // a second Start is exec's error
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("sandbox: bubblewrap's info descriptor: %w", err)
 	}
-	c.ExtraFiles = append([]*os.File{w}, c.ExtraFiles...)
-	// Made before the start: exec may call Cancel as soon as it has
-	// started bwrap, which then waits for the report.
-	c.child = newBwrapChild()
-	err = c.Cmd.Start()
-	w.Close()
-	if err != nil {
+	if err := c.startPassing(w); err != nil {
 		r.Close()
-		c.child.failed()
 		return err
 	}
 	c.child.watch(r, c.Process.Pid)
 	return nil
+}
+
+// startPassing starts the command with f as its first extra file (on
+// descriptor 3), and closes this process's copy of f.
+func (c *Cmd) startPassing(f *os.File) error {
+	c.ExtraFiles = append([]*os.File{f}, c.ExtraFiles...)
+	err := c.Cmd.Start()
+	f.Close()
+	return err
 }
 
 // stop is the command's Cancel: the lifeline is cut, and the init is also

@@ -180,7 +180,7 @@ func (c Containment) Command(ctx context.Context, shell, script, dir string, ext
 		cmd := bwrapCommand(ctx, c.bwrap, p, dir, env, []string{"--info-fd", strconv.Itoa(infoFD)}, args)
 		dieWith(cmd, syscall.SIGTERM)
 		leadGroup(cmd) // for stopNamespace's fallback
-		out := &Cmd{Cmd: cmd, UnderInit: true, reports: true}
+		out := &Cmd{Cmd: cmd, UnderInit: true, child: newBwrapChild()}
 		out.Cancel = out.stopNamespace
 		return out, nil
 	case !c.registered:

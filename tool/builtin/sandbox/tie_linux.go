@@ -8,20 +8,18 @@ import (
 
 // dieWith has the kernel send cmd sig when the thread that starts it ends
 // (with the program, unless the caller ends the thread first).
-func dieWith(cmd *exec.Cmd, sig syscall.Signal) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Pdeathsig = sig
-}
+func dieWith(cmd *exec.Cmd, sig syscall.Signal) { sysAttr(cmd).Pdeathsig = sig }
 
 // leadGroup makes cmd the leader of a process group of its own, which its
 // children share until they leave it.
-func leadGroup(cmd *exec.Cmd) {
+func leadGroup(cmd *exec.Cmd) { sysAttr(cmd).Setpgid = true }
+
+// sysAttr is cmd's SysProcAttr, made when it has none.
+func sysAttr(cmd *exec.Cmd) *syscall.SysProcAttr {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	return cmd.SysProcAttr
 }
 
 // pipeID names the pipe fd is an end of, for the init to know its
